@@ -1,0 +1,52 @@
+// Scaled dot-product attention over a batch of N independent (query, key, value) sets:
+//   q [N, Tq, Dk], k [N, Tk, Dk], v [N, Tk, Dv]
+//   S = q k^T * scale (+ mask) ; A = softmax_rows(S) ; A' = dropout(A) ; y = A' v
+//   y [N, Tq, Dv], att [N, Tq, Tk] (A, kept for backward and for showing attention maps)
+// Masks (both optional, combined):
+//   causal: query i sees keys j <= i + (Tk - Tq) (so with a KV cache the last query
+//           sees everything); masked scores are -inf.
+//   additive [M, Tq, Tk] with N % M == 0: set n uses additive[n / (N / M)], so one mask
+//           can serve all heads of a batch element (M = B, N = B * H) or everything (M = 1).
+//           Use -inf for "not allowed"; mask_from_bool() converts a boolean mask.
+//   A row with no allowed key gets zero weights (and y = 0), not NaN.
+// Attention dropout (p > 0) draws its mask from rng and stores it in drop_mask [N, Tq, Tk].
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "util/rng.h"
+
+namespace tinylm::ops {
+
+struct AttentionMask {
+  bool causal = false;
+  const float* additive = nullptr;  // [M, Tq, Tk] or null
+  int64_t additive_sets = 1;        // M
+};
+
+// keep [M, Tq, Tk] (nonzero = may attend) -> additive [M, Tq, Tk] with 0 or -inf.
+std::vector<float> mask_from_bool(const uint8_t* keep, int64_t count);
+
+struct AttentionShape {
+  int64_t N, Tq, Tk, Dk, Dv;
+};
+
+void attention_forward(const float* q, const float* k, const float* v, float* y, float* att,
+                       const AttentionShape& s, float scale, const AttentionMask& mask,
+                       float dropout_p = 0.0f, float* drop_mask = nullptr, Rng* rng = nullptr);
+
+// dq, dk, dv are overwritten. att and drop_mask are what forward wrote.
+void attention_backward(const float* dy, const float* q, const float* k, const float* v,
+                        const float* att, const float* drop_mask, float* dq, float* dk,
+                        float* dv, const AttentionShape& s, float scale);
+
+namespace ref {
+void attention_forward(const float* q, const float* k, const float* v, float* y, float* att,
+                       const AttentionShape& s, float scale, const AttentionMask& mask,
+                       float dropout_p = 0.0f, float* drop_mask = nullptr, Rng* rng = nullptr);
+void attention_backward(const float* dy, const float* q, const float* k, const float* v,
+                        const float* att, const float* drop_mask, float* dq, float* dk,
+                        float* dv, const AttentionShape& s, float scale);
+}  // namespace ref
+
+}  // namespace tinylm::ops

@@ -1,0 +1,19 @@
+// Inverted dropout: y = x * keep / (1 - p), keep ~ Bernoulli(1 - p) drawn from rng in
+// index order (so a seed fixes the mask). mask [N] receives keep / (1 - p) (0 or 1/(1-p))
+// for backward: dx = dy * mask. p == 0 copies x and fills mask with 1.
+#pragma once
+#include <cstdint>
+
+#include "util/rng.h"
+
+namespace tinylm::ops {
+
+void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, Rng& rng);
+void dropout_backward(const float* dy, const float* mask, float* dx, int64_t N);
+
+namespace ref {
+void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, Rng& rng);
+void dropout_backward(const float* dy, const float* mask, float* dx, int64_t N);
+}  // namespace ref
+
+}  // namespace tinylm::ops

@@ -1,0 +1,31 @@
+// Matrix products. Row-major; C[M, N] = alpha * op(A) @ op(B) + beta * C, where
+// op(A) is [M, K] (A stored [M, K], or [K, M] when trans_a) and op(B) is [K, N]
+// (B stored [K, N], or [N, K] when trans_b).
+#pragma once
+#include <cstdint>
+
+namespace tinylm::ops {
+
+// Fast: OpenBLAS sgemm.
+void matmul(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K,
+            bool trans_a = false, bool trans_b = false, float alpha = 1.0f, float beta = 0.0f);
+
+// Linear layer, PyTorch layout: W [OC, C], b [OC] (may be null).
+//   forward:  x [N, C] -> y [N, OC] = x @ W^T + b
+//   backward: given dy [N, OC]: dx [N, C] = dy @ W (overwritten; skipped if null),
+//             dW [OC, C] += dy^T @ x, db [OC] += sum over N of dy (skipped if null).
+void linear_forward(const float* x, const float* W, const float* b, float* y, int64_t N,
+                    int64_t C, int64_t OC);
+void linear_backward(const float* dy, const float* x, const float* W, float* dx, float* dW,
+                     float* db, int64_t N, int64_t C, int64_t OC);
+
+namespace ref {
+void matmul(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K,
+            bool trans_a = false, bool trans_b = false, float alpha = 1.0f, float beta = 0.0f);
+void linear_forward(const float* x, const float* W, const float* b, float* y, int64_t N,
+                    int64_t C, int64_t OC);
+void linear_backward(const float* dy, const float* x, const float* W, float* dx, float* dW,
+                     float* db, int64_t N, int64_t C, int64_t OC);
+}  // namespace ref
+
+}  // namespace tinylm::ops

@@ -1,0 +1,62 @@
+// Tensor: a float32, row-major, contiguous array with a shape of up to 4 dimensions.
+//
+// Copies are shallow (they share storage, like torch.Tensor); clone() copies the data.
+// reshaped() returns a view with the same storage. Kernels in ops/ work on raw pointers
+// and sizes; Tensor is the container that modules and models pass around.
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tinylm {
+
+using Shape = std::vector<int64_t>;
+
+std::string shape_str(const Shape& shape);  // "[2, 3, 4]"
+int64_t shape_numel(const Shape& shape);
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // Uninitialised contents (fast); use zeros() when they must start at 0.
+  static Tensor empty(const Shape& shape);
+  static Tensor zeros(const Shape& shape);
+  static Tensor full(const Shape& shape, float value);
+  static Tensor from(const Shape& shape, std::vector<float> values);
+
+  const Shape& shape() const { return shape_; }
+  int ndim() const { return static_cast<int>(shape_.size()); }
+  // Size of dimension i; negative i counts from the end (dim(-1) is the last).
+  int64_t dim(int i) const;
+  int64_t numel() const { return numel_; }
+  bool defined() const { return storage_ != nullptr; }
+
+  float* data() { return storage_.get(); }
+  const float* data() const { return storage_.get(); }
+  float& operator[](int64_t i) { return storage_.get()[i]; }
+  float operator[](int64_t i) const { return storage_.get()[i]; }
+  std::vector<float> to_vector() const { return {data(), data() + numel_}; }
+
+  Tensor clone() const;
+  // A view with a new shape of the same numel; one dimension may be -1 (inferred).
+  Tensor reshaped(Shape shape) const;
+  void fill(float value);
+  void zero() { fill(0.0f); }
+  // Reallocates (contents undefined) unless the tensor already has exactly this shape.
+  // Lets modules reuse their activation buffers from step to step.
+  void ensure_shape(const Shape& shape);
+  // Copies values from a tensor of the same numel.
+  void copy_from(const Tensor& other);
+
+ private:
+  Shape shape_;
+  int64_t numel_ = 0;
+  std::shared_ptr<float[]> storage_;
+};
+
+// Throws InputError("<what>: expected shape A, got B") if the shapes differ.
+void check_shape(const Tensor& t, const Shape& expected, const std::string& what);
+
+}  // namespace tinylm

@@ -11,6 +11,12 @@ namespace tinylm::ops {
 void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, Rng& rng);
 void dropout_backward(const float* dy, const float* mask, float* dx, int64_t N);
 
+// The mask alone, as dropout_forward draws it: for i = 0 .. N-1 in order, one
+// rng.uniform() u_i; element i is kept iff u_i >= p, and mask[i] = kept ? 1/(1-p) : 0.
+// p must be in [0, 1] (InputError otherwise); p == 0 fills 1 and draws nothing. Attention
+// dropout uses the same rule, so a seed fixes every dropout mask.
+void dropout_draw_mask(float* mask, int64_t N, float p, Rng& rng);
+
 namespace ref {
 void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, Rng& rng);
 void dropout_backward(const float* dy, const float* mask, float* dx, int64_t N);

@@ -1,0 +1,39 @@
+// Inverted dropout, fast version: x [N] -> y [N] = x * mask, mask [N] in {0, 1/(1-p)};
+// backward dy [N] -> dx [N] = dy * mask.
+// The mask is drawn serially in index order (dropout_draw_mask: keep iff u >= p with one
+// rng.uniform() per element), so a seed fixes it whatever the thread count; the
+// multiplication is parallel.
+#include "ops/dropout.h"
+
+#include <string>
+
+#include "util/error.h"
+
+namespace tinylm::ops {
+namespace {
+constexpr int64_t kMinParallel = 1 << 14;  // below this many elements, stay serial
+}
+
+void dropout_draw_mask(float* mask, int64_t N, float p, Rng& rng) {
+  require(p >= 0.0f && p <= 1.0f,
+          "dropout: probability " + std::to_string(p) + " is outside [0, 1]");
+  if (p == 0.0f) {
+    for (int64_t i = 0; i < N; ++i) mask[i] = 1.0f;
+    return;
+  }
+  const float scale = 1.0f / (1.0f - p);  // inf for p == 1, but then nothing is kept
+  for (int64_t i = 0; i < N; ++i) mask[i] = rng.uniform() >= p ? scale : 0.0f;
+}
+
+void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, Rng& rng) {
+  dropout_draw_mask(mask, N, p, rng);
+#pragma omp parallel for simd schedule(static) if (N >= kMinParallel)
+  for (int64_t i = 0; i < N; ++i) y[i] = x[i] * mask[i];
+}
+
+void dropout_backward(const float* dy, const float* mask, float* dx, int64_t N) {
+#pragma omp parallel for simd schedule(static) if (N >= kMinParallel)
+  for (int64_t i = 0; i < N; ++i) dx[i] = dy[i] * mask[i];
+}
+
+}  // namespace tinylm::ops

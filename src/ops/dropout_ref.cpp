@@ -1,0 +1,32 @@
+// Inverted dropout, reference version: x [N] -> y [N], mask [N]; backward dy -> dx [N].
+//   for i in order: u = rng.uniform(); keep = u >= p (probability 1 - p);
+//   mask[i] = keep ? 1/(1-p) : 0; y[i] = x[i] * mask[i]. p == 0 copies and draws nothing.
+//   dx[i] = dy[i] * mask[i].
+// (Written independently of the fast version; the tests check both draw the same mask.)
+#include <string>
+
+#include "ops/dropout.h"
+#include "util/error.h"
+
+namespace tinylm::ops::ref {
+
+void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, Rng& rng) {
+  require(p >= 0.0f && p <= 1.0f,
+          "dropout: probability " + std::to_string(p) + " is outside [0, 1]");
+  for (int64_t i = 0; i < N; ++i) {
+    if (p == 0.0f) {
+      mask[i] = 1.0f;
+      y[i] = x[i];
+      continue;
+    }
+    const bool keep = rng.uniform() >= p;
+    mask[i] = keep ? 1.0f / (1.0f - p) : 0.0f;
+    y[i] = x[i] * mask[i];
+  }
+}
+
+void dropout_backward(const float* dy, const float* mask, float* dx, int64_t N) {
+  for (int64_t i = 0; i < N; ++i) dx[i] = dy[i] * mask[i];
+}
+
+}  // namespace tinylm::ops::ref

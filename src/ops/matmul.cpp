@@ -1,0 +1,78 @@
+// Matrix products and the linear layer, fast versions (OpenBLAS sgemm).
+//   matmul:  C [M, N] = alpha * op(A) [M, K] @ op(B) [K, N] + beta * C   (row-major)
+//   linear:  x [N, C], W [OC, C], b [OC] -> y [N, OC] = x @ W^T + b
+//            backward: dy [N, OC] -> dx [N, C] = dy @ W, dW [OC, C] += dy^T @ x,
+//                      db [OC] += sum over rows of dy
+// OpenBLAS (OpenMP build) threads its own work; called from inside one of our parallel
+// regions it runs single-threaded.
+#include "ops/matmul.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "util/error.h"
+
+namespace tinylm::ops {
+namespace {
+
+// BLAS takes int dimensions (blasint); refuse what would silently overflow.
+blasint blas_dim(int64_t n, const char* what) {
+  require(n >= 0 && n <= INT_MAX, std::string("matmul: dimension ") + what + " = " +
+                                      std::to_string(n) + " is out of range for BLAS");
+  return static_cast<blasint>(n);
+}
+
+// Column sums of a [rows, cols] matrix added into out [cols]. Parallel over blocks of
+// columns, each summed over the rows in order, so the result does not depend on the
+// thread count.
+void add_column_sums(const float* a, float* out, int64_t rows, int64_t cols) {
+  constexpr int64_t kBlock = 64;
+  const int64_t blocks = (cols + kBlock - 1) / kBlock;
+#pragma omp parallel for schedule(static) if (blocks > 1 && rows * cols >= (1 << 15))
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    const int64_t c0 = blk * kBlock, c1 = std::min(cols, c0 + kBlock);
+    float acc[kBlock] = {};
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* row = a + r * cols;
+#pragma omp simd
+      for (int64_t c = c0; c < c1; ++c) acc[c - c0] += row[c];
+    }
+    for (int64_t c = c0; c < c1; ++c) out[c] += acc[c - c0];
+  }
+}
+
+}  // namespace
+
+void matmul(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K, bool trans_a,
+            bool trans_b, float alpha, float beta) {
+  const blasint m = blas_dim(M, "M"), n = blas_dim(N, "N"), k = blas_dim(K, "K");
+  if (m == 0 || n == 0) return;
+  if (k == 0) {  // empty product: C = beta * C (BLAS would reject the zero leading dims)
+    for (int64_t i = 0; i < M * N; ++i) C[i] = beta == 0.0f ? 0.0f : beta * C[i];
+    return;
+  }
+  const blasint lda = trans_a ? m : k, ldb = trans_b ? k : n;
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+              trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, beta, C, n);
+}
+
+void linear_forward(const float* x, const float* W, const float* b, float* y, int64_t N, int64_t C,
+                    int64_t OC) {
+  if (b) {  // y = b broadcast over rows, then y += x @ W^T
+#pragma omp parallel for schedule(static) if (N * OC >= (1 << 15))
+    for (int64_t i = 0; i < N; ++i) std::copy(b, b + OC, y + i * OC);
+  }
+  matmul(x, W, y, N, OC, C, false, /*trans_b=*/true, 1.0f, b ? 1.0f : 0.0f);
+}
+
+void linear_backward(const float* dy, const float* x, const float* W, float* dx, float* dW,
+                     float* db, int64_t N, int64_t C, int64_t OC) {
+  if (dx) matmul(dy, W, dx, N, C, OC);                               // [N,OC] @ [OC,C]
+  matmul(dy, x, dW, OC, C, N, /*trans_a=*/true, false, 1.0f, 1.0f);  // [OC,N] @ [N,C]
+  if (db) add_column_sums(dy, db, N, OC);
+}
+
+}  // namespace tinylm::ops

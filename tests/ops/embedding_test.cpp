@@ -1,0 +1,99 @@
+// Embedding: lookup, scatter-add backward (repeated ids accumulate), fast vs reference
+// (bit-identical: both add rows in order), out-of-range ids, thread-count determinism.
+#include "ops/embedding.h"
+
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+#include "ops/gradcheck.h"
+#include "tensor/threads.h"
+#include "util/error.h"
+
+namespace tinylm::ops {
+namespace {
+
+using ops_test::bit_equal;
+using ops_test::random_vec;
+
+std::vector<int32_t> random_ids(int64_t N, int64_t V, Rng& rng) {
+  std::vector<int32_t> ids(N);
+  for (auto& id : ids) id = static_cast<int32_t>(rng.below(V));
+  return ids;
+}
+
+TEST(Embedding, ForwardCopiesRowsAndBackwardAccumulates) {
+  const std::vector<float> table = {0, 1, 10, 11, 20, 21};  // V = 3, C = 2
+  const std::vector<int32_t> ids = {2, 0, 2};
+  std::vector<float> y(6), yr(6);
+  embedding_forward(ids.data(), table.data(), y.data(), 3, 3, 2);
+  ref::embedding_forward(ids.data(), table.data(), yr.data(), 3, 3, 2);
+  EXPECT_EQ(y, (std::vector<float>{20, 21, 0, 1, 20, 21}));
+  EXPECT_EQ(yr, y);
+
+  const std::vector<float> dy = {1, 2, 3, 4, 5, 6};
+  std::vector<float> dt(6, 1.0f), dtr(6, 1.0f);
+  embedding_backward(dy.data(), ids.data(), dt.data(), 3, 3, 2);
+  ref::embedding_backward(dy.data(), ids.data(), dtr.data(), 3, 3, 2);
+  EXPECT_EQ(dt, (std::vector<float>{4, 5, 1, 1, 7, 9}));  // row 2 gets dy[0] + dy[2]
+  EXPECT_EQ(dtr, dt);
+}
+
+TEST(Embedding, FastMatchesReferenceBitForBit) {
+  Rng rng(40);
+  for (auto [N, V, C] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1},
+                         {7, 5, 33},
+                         {65, 7, 65},
+                         {33, 100, 7},
+                         {2048, 50, 768}}) {
+    const auto table = random_vec(V * C, rng);
+    const auto ids = random_ids(N, V, rng);
+    const auto dy = random_vec(N * C, rng);
+    std::vector<float> y(N * C), yr(N * C);
+    embedding_forward(ids.data(), table.data(), y.data(), N, V, C);
+    ref::embedding_forward(ids.data(), table.data(), yr.data(), N, V, C);
+    EXPECT_TRUE(bit_equal(y, yr));
+    auto dt = random_vec(V * C, rng);
+    auto dtr = dt;
+    embedding_backward(dy.data(), ids.data(), dt.data(), N, V, C);
+    ref::embedding_backward(dy.data(), ids.data(), dtr.data(), N, V, C);
+    EXPECT_TRUE(bit_equal(dt, dtr)) << N << " " << V << " " << C;
+  }
+}
+
+TEST(Embedding, OutOfRangeIdThrowsNamingIt) {
+  const std::vector<float> table(6, 0.0f), dy(4, 0.0f);
+  std::vector<float> y(4), dt(6);
+  for (int32_t bad : {3, -1}) {
+    const std::vector<int32_t> ids = {0, bad};
+    try {
+      embedding_forward(ids.data(), table.data(), y.data(), 2, 3, 2);
+      FAIL() << "expected InputError";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::to_string(bad)), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(ref::embedding_forward(ids.data(), table.data(), y.data(), 2, 3, 2), InputError);
+    EXPECT_THROW(embedding_backward(dy.data(), ids.data(), dt.data(), 2, 3, 2), InputError);
+    EXPECT_THROW(ref::embedding_backward(dy.data(), ids.data(), dt.data(), 2, 3, 2), InputError);
+  }
+}
+
+TEST(Embedding, BackwardIsDeterministicAcrossThreadCounts) {
+  Rng rng(41);
+  const int64_t N = 4096, V = 20, C = 256;
+  const auto ids = random_ids(N, V, rng);
+  const auto dy = random_vec(N * C, rng);
+  auto run = [&](int threads) {
+    set_num_threads(threads);
+    std::vector<float> dt(V * C, 0.0f);
+    embedding_backward(dy.data(), ids.data(), dt.data(), N, V, C);
+    return dt;
+  };
+  const auto a = run(2), b = run(2), c = run(1);
+  set_num_threads(0);
+  EXPECT_TRUE(bit_equal(a, b));
+  EXPECT_TRUE(bit_equal(a, c));
+}
+
+}  // namespace
+}  // namespace tinylm::ops

@@ -1,0 +1,93 @@
+// Row softmax: fast vs reference, rows sum to 1, -inf handling, overflow safety,
+// backward vs reference and finite differences.
+#include "ops/softmax.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "ops/gradcheck.h"
+
+namespace tinylm::ops {
+namespace {
+
+using ops_test::expect_close;
+using ops_test::expect_grad;
+using ops_test::random_vec;
+using ops_test::weighted_sum;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+TEST(Softmax, FastMatchesReferenceAndRowsSumToOne) {
+  Rng rng(10);
+  for (int64_t N : {1, 7, 33, 300})
+    for (int64_t D : {1, 7, 33, 65, 1000}) {
+      const auto x = random_vec(N * D, rng, 3.0f);
+      std::vector<float> y(N * D), yr(N * D);
+      softmax_forward(x.data(), y.data(), N, D);
+      ref::softmax_forward(x.data(), yr.data(), N, D);
+      expect_close("softmax", y, yr, 1e-5, 1e-7);
+      for (int64_t i = 0; i < N; ++i) {
+        double s = 0;
+        for (int64_t j = 0; j < D; ++j) s += y[i * D + j];
+        EXPECT_NEAR(s, 1.0, 1e-5);
+      }
+    }
+}
+
+TEST(Softmax, KnownValuesAndLargeInputs) {
+  // softmax([1, 2, 3]) = e^(i-3) / (e^-2 + e^-1 + 1); adding 1000 must not overflow.
+  const double z = std::exp(-2.0) + std::exp(-1.0) + 1.0;
+  for (float shift : {0.0f, 1000.0f, -1000.0f}) {
+    const std::vector<float> x = {1 + shift, 2 + shift, 3 + shift};
+    std::vector<float> y(3), yr(3);
+    softmax_forward(x.data(), y.data(), 1, 3);
+    ref::softmax_forward(x.data(), yr.data(), 1, 3);
+    for (int j = 0; j < 3; ++j) {
+      EXPECT_NEAR(y[j], std::exp(j - 2.0) / z, 1e-6) << shift;
+      EXPECT_NEAR(yr[j], std::exp(j - 2.0) / z, 1e-7) << shift;
+    }
+  }
+}
+
+TEST(Softmax, MinusInfinityGetsZeroWeightAndAllMaskedRowIsZero) {
+  const std::vector<float> x = {0.0f,  -kInf, 0.0f,  -kInf,  // row 0: two allowed
+                                -kInf, -kInf, -kInf, -kInf};
+  std::vector<float> y(8), yr(8);
+  softmax_forward(x.data(), y.data(), 2, 4);
+  ref::softmax_forward(x.data(), yr.data(), 2, 4);
+  EXPECT_EQ(y, (std::vector<float>{0.5f, 0, 0.5f, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(yr, y);
+}
+
+TEST(Softmax, BackwardFastMatchesReference) {
+  Rng rng(11);
+  for (int64_t N : {1, 7, 65, 300})
+    for (int64_t D : {1, 7, 33, 65, 513}) {
+      const auto x = random_vec(N * D, rng, 2.0f), dy = random_vec(N * D, rng);
+      std::vector<float> y(N * D), dx(N * D), dxr(N * D);
+      ref::softmax_forward(x.data(), y.data(), N, D);
+      softmax_backward(dy.data(), y.data(), dx.data(), N, D);
+      ref::softmax_backward(dy.data(), y.data(), dxr.data(), N, D);
+      expect_close("softmax dx", dx, dxr, 1e-5, 1e-6);
+    }
+}
+
+TEST(Softmax, ReferenceBackwardMatchesFiniteDifferences) {
+  Rng rng(12);
+  const int64_t N = 4, D = 9;
+  auto x = random_vec(N * D, rng);
+  const auto r = random_vec(N * D, rng);
+  auto loss = [&] {
+    std::vector<float> y(N * D);
+    ref::softmax_forward(x.data(), y.data(), N, D);
+    return weighted_sum(y, r);
+  };
+  std::vector<float> y(N * D), dx(N * D);
+  ref::softmax_forward(x.data(), y.data(), N, D);
+  ref::softmax_backward(r.data(), y.data(), dx.data(), N, D);
+  expect_grad("softmax dx", x, dx, loss);
+}
+
+}  // namespace
+}  // namespace tinylm::ops

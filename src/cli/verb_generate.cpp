@@ -1,0 +1,70 @@
+// tinylm generate --model HF_DIR --prompt-ids 1,2,3 --max-new-tokens N [--greedy] ...
+#include <cstdio>
+#include <sstream>
+
+#include "cli/cli_util.h"
+#include "generate/generate.h"
+#include "model/hf_gpt2.h"
+#include "util/error.h"
+
+namespace tinylm::cli {
+
+namespace {
+
+std::vector<int32_t> parse_ids(const std::string& text) {
+  std::vector<int32_t> ids;
+  std::string item;
+  std::stringstream ss(text);
+  while (std::getline(ss, item, ',')) {
+    try {
+      size_t used = 0;
+      const long v = std::stol(item, &used);
+      require(used == item.size() && v >= 0 && v <= INT32_MAX, "");
+      ids.push_back(static_cast<int32_t>(v));
+    } catch (const std::exception&) {
+      throw InputError("--prompt-ids: '" + item + "' is not a token id");
+    }
+  }
+  require(!ids.empty(), "--prompt-ids: no ids given");
+  return ids;
+}
+
+}  // namespace
+
+int run_generate(int argc, char** argv) {
+  CLI::App app{"Generate tokens from a GPT-2 style model folder (Hugging Face layout: "
+               "config.json + model.safetensors).",
+               "tinylm generate"};
+  std::string model_dir, prompt_ids;
+  GenerateOptions opts;
+  uint64_t seed = 1337;
+  bool print_ids = false;
+  app.add_option("--model", model_dir, "model folder (config.json + model.safetensors)")->required();
+  app.add_option("--prompt-ids", prompt_ids, "prompt as comma-separated token ids")->required();
+  app.add_option("--max-new-tokens", opts.max_new_tokens, "tokens to generate")->capture_default_str();
+  app.add_flag("--greedy", opts.sampling.greedy, "argmax at every step");
+  app.add_option("--temperature", opts.sampling.temperature, "softmax temperature")->capture_default_str();
+  app.add_option("--top-k", opts.sampling.top_k, "keep the k most likely tokens (0: all)")->capture_default_str();
+  app.add_option("--top-p", opts.sampling.top_p, "nucleus sampling threshold")->capture_default_str();
+  app.add_option("--seed", seed, "random seed for sampling")->capture_default_str();
+  app.add_flag("--print-ids", print_ids, "print the generated ids, comma-separated, on one line");
+  if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
+
+  validate(opts.sampling);
+  require(opts.max_new_tokens >= 0, "--max-new-tokens must be >= 0");
+  auto model = load_hf_gpt2(model_dir);
+  const std::vector<int32_t> prompt = parse_ids(prompt_ids);
+  for (int32_t id : prompt)
+    require(id < model->config().vocab_size,
+            "--prompt-ids: id " + std::to_string(id) + " is outside the vocabulary (" +
+                std::to_string(model->config().vocab_size) + " tokens)");
+  Rng rng(seed);
+  const std::vector<int32_t> out = generate(*model, prompt, opts, rng);
+  {  // ids are the only output until a tokenizer is attached (--print-ids is implied)
+    for (size_t i = 0; i < out.size(); ++i) std::printf("%s%d", i ? "," : "", out[i]);
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace tinylm::cli

@@ -1,0 +1,39 @@
+#include "generate/generate.h"
+
+#include <algorithm>
+
+#include "util/error.h"
+
+namespace tinylm {
+
+std::vector<int32_t> generate(GPT& model, const std::vector<int32_t>& prompt,
+                              const GenerateOptions& options, Rng& rng,
+                              const std::function<bool(int32_t)>& on_token) {
+  require(!prompt.empty(), "generation needs a prompt of at least one token");
+  validate(options.sampling);
+  const int64_t block = model.config().block_size, V = model.config().vocab_size;
+  std::vector<int32_t> ids = prompt, out;
+  KVCache cache(model.config());
+  for (int64_t i = 0; i < options.max_new_tokens; ++i) {
+    const int64_t T = std::min<int64_t>(static_cast<int64_t>(ids.size()), block);
+    const float* last_logits;
+    Tensor logits;
+    if (!options.use_cache) {
+      logits = model.forward(ids.data() + ids.size() - T, 1, T);
+      last_logits = logits.data() + (T - 1) * V;
+    } else {
+      if (cache.pos == block) cache.clear();  // full: rebuild from the last block tokens
+      logits = cache.pos == 0 ? model.forward_cached(ids.data() + ids.size() - T, T, cache)
+                              : model.forward_cached(&ids.back(), 1, cache);
+      last_logits = logits.data();
+    }
+    const int32_t next = sample_next(last_logits, V, options.sampling, rng);
+    ids.push_back(next);
+    out.push_back(next);
+    if (on_token && !on_token(next)) break;
+    if (next == options.stop_id) break;
+  }
+  return out;
+}
+
+}  // namespace tinylm

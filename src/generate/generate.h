@@ -1,0 +1,29 @@
+// Autoregressive generation: append one token at a time, each chosen from the logits of
+// the last position. When the sequence outgrows the model's context, only the last
+// block_size tokens are fed (as nanoGPT does). With the KV cache, each step feeds one new
+// token; when the cache is full it is rebuilt from the last block_size tokens (learned
+// absolute positions cannot slide), so cached and uncached generation choose the same
+// tokens.
+#pragma once
+#include <functional>
+#include <vector>
+
+#include "generate/sampling.h"
+#include "model/gpt.h"
+
+namespace tinylm {
+
+struct GenerateOptions {
+  int64_t max_new_tokens = 32;
+  SamplingOptions sampling;
+  int32_t stop_id = -1;  // stop after emitting this id (e.g. <|endoftext|>); -1: never
+  bool use_cache = true;  // KV cache; false recomputes the whole window at every step
+};
+
+// Returns the new ids (not the prompt). on_token(id) is called as each id is chosen
+// (for streaming) and may return false to stop early.
+std::vector<int32_t> generate(GPT& model, const std::vector<int32_t>& prompt,
+                              const GenerateOptions& options, Rng& rng,
+                              const std::function<bool(int32_t)>& on_token = nullptr);
+
+}  // namespace tinylm

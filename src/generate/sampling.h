@@ -1,0 +1,28 @@
+// Choosing the next token from a row of logits [V].
+//   greedy:       argmax (lowest id on ties)
+//   temperature:  softmax(logits / T)
+//   top-k:        keep the k largest logits (k = 0: all)
+//   top-p:        keep the smallest set of most likely tokens whose probability sums to
+//                 at least p (nucleus sampling; p = 1: all)
+// Sampling draws one uniform number from rng per token, so a seed fixes the output.
+#pragma once
+#include <cstdint>
+
+#include "util/rng.h"
+
+namespace tinylm {
+
+struct SamplingOptions {
+  bool greedy = false;
+  float temperature = 1.0f;
+  int64_t top_k = 0;
+  float top_p = 1.0f;
+};
+
+// Throws InputError naming the flag for temperature <= 0, top_k < 0, top_p outside (0, 1].
+void validate(const SamplingOptions& o);
+
+int32_t argmax(const float* logits, int64_t V);
+int32_t sample_next(const float* logits, int64_t V, const SamplingOptions& o, Rng& rng);
+
+}  // namespace tinylm

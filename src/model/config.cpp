@@ -1,0 +1,144 @@
+#include "model/config.h"
+
+#include <array>
+#include <map>
+
+#include "util/error.h"
+
+namespace tinylm {
+
+void GPTConfig::validate() const {
+  const auto positive = [](int64_t v, const char* field) {
+    require(v > 0, std::string("model.") + field + " must be positive, got " + std::to_string(v));
+  };
+  positive(vocab_size, "vocab_size");
+  positive(block_size, "block_size");
+  positive(n_layer, "n_layer");
+  positive(n_head, "n_head");
+  positive(d_model, "d_model");
+  require(d_ff >= 0, "model.d_ff must be >= 0 (0 means 4 * d_model)");
+  require(d_model % n_head == 0, "model.d_model (" + std::to_string(d_model) +
+                                     ") must be divisible by model.n_head (" +
+                                     std::to_string(n_head) + ")");
+  require(position != PositionEncoding::Sinusoidal || d_model % 2 == 0,
+          "model.position: sinusoidal encoding needs an even d_model");
+  require(dropout >= 0 && dropout < 1, "model.dropout must be in [0, 1)");
+  require(attn_dropout < 1, "model.attn_dropout must be < 1");
+  require(ln_eps > 0, "model.ln_eps must be positive");
+  require(!(tie_head && head_bias), "model.head_bias needs an untied head (tie_head false)");
+}
+
+namespace {
+
+std::string position_name(PositionEncoding p) {
+  return p == PositionEncoding::Learned ? "learned" : "sinusoidal";
+}
+
+}  // namespace
+
+nlohmann::json GPTConfig::to_json() const {
+  return {{"vocab_size", vocab_size},
+          {"block_size", block_size},
+          {"n_layer", n_layer},
+          {"n_head", n_head},
+          {"d_model", d_model},
+          {"d_ff", ffn_hidden()},
+          {"activation", ops::activation_name(activation)},
+          {"position", position_name(position)},
+          {"pre_ln", pre_ln},
+          {"tie_head", tie_head},
+          {"qkv_bias", qkv_bias},
+          {"attn_proj_bias", attn_proj_bias},
+          {"ffn_bias", ffn_bias},
+          {"ln_bias", ln_bias},
+          {"head_bias", head_bias},
+          {"ln_eps", ln_eps},
+          {"dropout", dropout},
+          {"attn_dropout", attention_dropout()}};
+}
+
+GPTConfig GPTConfig::from_json(const nlohmann::json& j, const std::string& prefix) {
+  require(j.is_object(), prefix.empty() ? "config must be a JSON object"
+                                        : prefix.substr(0, prefix.size() - 1) +
+                                              " must be a JSON object");
+  GPTConfig c;
+  if (j.contains("preset")) {
+    require(j["preset"].is_string(), prefix + "preset must be a string");
+    c = preset(j["preset"].get<std::string>());
+  }
+  const auto get_int = [&](const std::string& key, int64_t& out) {
+    require(j[key].is_number_integer(), prefix + key + " must be an integer");
+    out = j[key].get<int64_t>();
+  };
+  const auto get_bool = [&](const std::string& key, bool& out) {
+    require(j[key].is_boolean(), prefix + key + " must be true or false");
+    out = j[key].get<bool>();
+  };
+  const auto get_float = [&](const std::string& key, float& out) {
+    require(j[key].is_number(), prefix + key + " must be a number");
+    out = j[key].get<float>();
+  };
+  for (const auto& [key, value] : j.items()) {
+    if (key == "preset") continue;
+    if (key == "vocab_size") get_int(key, c.vocab_size);
+    else if (key == "block_size") get_int(key, c.block_size);
+    else if (key == "n_layer") get_int(key, c.n_layer);
+    else if (key == "n_head") get_int(key, c.n_head);
+    else if (key == "d_model") get_int(key, c.d_model);
+    else if (key == "d_ff") get_int(key, c.d_ff);
+    else if (key == "pre_ln") get_bool(key, c.pre_ln);
+    else if (key == "tie_head") get_bool(key, c.tie_head);
+    else if (key == "qkv_bias") get_bool(key, c.qkv_bias);
+    else if (key == "attn_proj_bias") get_bool(key, c.attn_proj_bias);
+    else if (key == "ffn_bias") get_bool(key, c.ffn_bias);
+    else if (key == "ln_bias") get_bool(key, c.ln_bias);
+    else if (key == "head_bias") get_bool(key, c.head_bias);
+    else if (key == "bias") {
+      bool b = false;
+      get_bool(key, b);
+      c.qkv_bias = c.attn_proj_bias = c.ffn_bias = c.ln_bias = b;
+    } else if (key == "ln_eps") get_float(key, c.ln_eps);
+    else if (key == "dropout") get_float(key, c.dropout);
+    else if (key == "attn_dropout") get_float(key, c.attn_dropout);
+    else if (key == "activation") {
+      require(value.is_string(), prefix + key + " must be a string");
+      try {
+        c.activation = ops::parse_activation(value.get<std::string>());
+      } catch (const InputError& e) {
+        throw InputError(prefix + key + ": " + e.what());
+      }
+    } else if (key == "position") {
+      require(value.is_string(), prefix + key + " must be a string");
+      const std::string p = value.get<std::string>();
+      if (p == "learned") c.position = PositionEncoding::Learned;
+      else if (p == "sinusoidal") c.position = PositionEncoding::Sinusoidal;
+      else throw InputError(prefix + key + ": unknown position encoding '" + p +
+                            "' (learned or sinusoidal)");
+    } else {
+      throw InputError("unknown field " + prefix + key);
+    }
+  }
+  return c;
+}
+
+GPTConfig GPTConfig::preset(const std::string& name) {
+  // {n_layer, n_head, d_model} from the GPT-2 paper / OpenAI's released checkpoints.
+  static const std::map<std::string, std::array<int64_t, 3>> shapes = {
+      {"gpt2-124m", {12, 12, 768}},
+      {"gpt2-355m", {24, 16, 1024}},
+      {"gpt2-774m", {36, 20, 1280}},
+      {"gpt2-1558m", {48, 25, 1600}},
+  };
+  auto it = shapes.find(name);
+  if (it == shapes.end())
+    throw InputError("unknown preset '" + name + "' (gpt2-124m, gpt2-355m, gpt2-774m, gpt2-1558m)");
+  GPTConfig c;
+  c.vocab_size = 50257;
+  c.block_size = 1024;
+  c.n_layer = it->second[0];
+  c.n_head = it->second[1];
+  c.d_model = it->second[2];
+  return c;
+}
+
+}  // namespace tinylm

@@ -1,0 +1,54 @@
+// GPTConfig: every architectural choice of a decoder-only transformer language model.
+// JSON form (field names as below) is what configs/*.json hold under "model" and what
+// checkpoints carry; from_json rejects unknown fields and validate() rejects
+// inconsistent ones, each with a message naming the field.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ops/activation.h"
+
+namespace tinylm {
+
+enum class PositionEncoding { Learned, Sinusoidal };
+
+struct GPTConfig {
+  int64_t vocab_size = 0;
+  int64_t block_size = 0;  // context length (HF: n_positions)
+  int64_t n_layer = 0;
+  int64_t n_head = 0;
+  int64_t d_model = 0;  // HF: n_embd
+  int64_t d_ff = 0;     // hidden size of the feed-forward network; 0 means 4 * d_model
+  ops::Activation activation = ops::Activation::GeluTanh;
+  PositionEncoding position = PositionEncoding::Learned;
+  bool pre_ln = true;          // false: post-LN blocks x = LN(x + f(x)) (original Transformer)
+  bool tie_head = true;        // head weight shared with the token embedding
+  bool qkv_bias = true;        // biases of the Q, K, V projections
+  bool attn_proj_bias = true;  // bias of the attention output projection
+  bool ffn_bias = true;        // biases of the two feed-forward linears
+  bool ln_bias = true;         // LayerNorm has a bias (beta)
+  bool head_bias = false;      // bias of an untied head (GPT-2 has none)
+  float ln_eps = 1e-5f;
+  float dropout = 0.0f;       // on embeddings and residual branches
+  float attn_dropout = -1.0f;  // on attention weights; < 0 means "same as dropout"
+
+  int64_t ffn_hidden() const { return d_ff > 0 ? d_ff : 4 * d_model; }
+  int64_t head_dim() const { return d_model / n_head; }
+  float attention_dropout() const { return attn_dropout < 0 ? dropout : attn_dropout; }
+
+  // Throws InputError("model.<field>: ...") for an inconsistent config.
+  void validate() const;
+
+  nlohmann::json to_json() const;
+  // Fields not present keep their defaults; unknown or ill-typed ones throw InputError
+  // naming "<prefix><field>". "bias": bool sets all four bias flags at once (nanoGPT).
+  static GPTConfig from_json(const nlohmann::json& j, const std::string& prefix = "model.");
+
+  // GPT-2 shapes as OpenAI released them (vocab 50257, context 1024, all biases, tied):
+  // "gpt2-124m", "gpt2-355m", "gpt2-774m", "gpt2-1558m". Throws InputError if unknown.
+  static GPTConfig preset(const std::string& name);
+};
+
+}  // namespace tinylm

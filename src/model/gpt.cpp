@@ -1,0 +1,146 @@
+#include "model/gpt.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "nn/init.h"
+#include "ops/cross_entropy.h"
+#include "ops/matmul.h"
+#include "util/error.h"
+
+namespace tinylm {
+
+GPT::GPT(const GPTConfig& config)
+    : wte(config.vocab_size, config.d_model),
+      wpe(config.block_size, config.d_model, config.position == PositionEncoding::Learned),
+      ln_f(config.d_model, config.ln_bias, config.ln_eps),
+      config_(config),
+      embd_drop_(config.dropout) {
+  config.validate();
+  for (int64_t i = 0; i < config.n_layer; ++i) h.emplace_back(config);
+  if (!config.tie_head) lm_head_weight = Parameter({config.vocab_size, config.d_model}, true);
+  if (config.head_bias) lm_head_bias = Parameter({config.vocab_size}, false);
+}
+
+void GPT::init(Rng& rng) {
+  const float std = 0.02f;
+  const float proj_std = std / std::sqrt(2.0f * static_cast<float>(config_.n_layer));
+  wte.init(rng, std);
+  wpe.init(rng, std);
+  for (auto& block : h) block.init(rng, std, proj_std);
+  ln_f.init();
+  if (!config_.tie_head) nn::init_normal(lm_head_weight.value, rng, std);
+  if (config_.head_bias) lm_head_bias.value.zero();
+}
+
+Tensor GPT::forward(const int32_t* ids, int64_t B, int64_t T, const nn::Context& ctx,
+                    const ops::AttentionMask* padding_mask) {
+  const int64_t C = config_.d_model, V = config_.vocab_size;
+  require(B > 0 && T > 0, "GPT::forward: empty batch");
+  require(T <= config_.block_size, "sequence length " + std::to_string(T) +
+                                       " exceeds the model's context (block_size " +
+                                       std::to_string(config_.block_size) + ")");
+  B_ = B, T_ = T;
+
+  // x0 = wte(ids) + wpe(positions)  [B, T, C]
+  const Tensor tok = wte.forward(ids, B * T);
+  const Tensor pos = wpe.forward(0, T);
+  x0_.ensure_shape({B, T, C});
+#pragma omp parallel for collapse(2)
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t c = 0; c < C; ++c)
+        x0_[(b * T + t) * C + c] = tok[(b * T + t) * C + c] + pos[t * C + c];
+
+  ops::AttentionMask mask;
+  if (padding_mask) mask = *padding_mask;
+  mask.causal = true;
+
+  Tensor x = embd_drop_.forward(x0_, ctx);
+  for (auto& block : h) x = block.forward(x, ctx, mask);
+  xf_ = ln_f.forward(x);
+
+  logits_.ensure_shape({B, T, V});
+  ops::linear_forward(xf_.data(), head_weight().value.data(),
+                      config_.head_bias ? lm_head_bias.value.data() : nullptr, logits_.data(),
+                      B * T, C, V);
+  return logits_;
+}
+
+Tensor GPT::forward_cached(const int32_t* ids, int64_t Tn, KVCache& cache) {
+  const int64_t C = config_.d_model, V = config_.vocab_size;
+  require(Tn > 0 && cache.pos + Tn <= config_.block_size,
+          "positions " + std::to_string(cache.pos) + ".." + std::to_string(cache.pos + Tn - 1) +
+              " exceed the model's context (block_size " + std::to_string(config_.block_size) +
+              ")");
+  const Tensor tok = wte.forward(ids, Tn);
+  const Tensor pos = wpe.forward(cache.pos, Tn);
+  Tensor x = Tensor::empty({1, Tn, C});
+  for (int64_t i = 0; i < Tn * C; ++i) x[i] = tok[i] + pos[i];
+  for (size_t l = 0; l < h.size(); ++l) x = h[l].forward_cached(x, cache.k[l], cache.v[l], cache.pos);
+  cache.pos += Tn;
+  // Only the last position's logits are needed to choose the next token.
+  Tensor last = Tensor::empty({1, C});
+  std::copy(x.data() + (Tn - 1) * C, x.data() + Tn * C, last.data());
+  const Tensor normed = ln_f.forward(last);
+  Tensor logits = Tensor::empty({V});
+  ops::linear_forward(normed.data(), head_weight().value.data(),
+                      config_.head_bias ? lm_head_bias.value.data() : nullptr, logits.data(), 1,
+                      C, V);
+  return logits;
+}
+
+double GPT::forward_loss(const int32_t* ids, const int32_t* targets, int64_t B, int64_t T,
+                         const nn::Context& ctx) {
+  forward(ids, B, T, ctx);
+  dlogits_.ensure_shape(logits_.shape());
+  return ops::cross_entropy(logits_.data(), targets, dlogits_.data(), B * T,
+                            config_.vocab_size);
+}
+
+void GPT::backward() {
+  require(dlogits_.defined() && logits_.defined(), "GPT::backward before forward_loss");
+  const int64_t B = B_, T = T_, C = config_.d_model, V = config_.vocab_size;
+
+  dxf_.ensure_shape({B, T, C});
+  ops::linear_backward(dlogits_.data(), xf_.data(), head_weight().value.data(), dxf_.data(),
+                       head_weight().grad.data(),
+                       config_.head_bias ? lm_head_bias.grad.data() : nullptr, B * T, C, V);
+  Tensor dx = ln_f.backward(dxf_);
+  for (auto it = h.rbegin(); it != h.rend(); ++it) dx = it->backward(dx);
+  dx = embd_drop_.backward(dx);
+
+  // x0 = tok + pos: dtok = dx, dpos = sum over the batch of dx
+  wte.backward(dx.reshaped({B * T, C}));
+  dpos_.ensure_shape({T, C});
+#pragma omp parallel for
+  for (int64_t i = 0; i < T * C; ++i) {
+    float sum = 0.0f;
+    for (int64_t b = 0; b < B; ++b) sum += dx[b * T * C + i];
+    dpos_[i] = sum;
+  }
+  wpe.backward(dpos_);
+}
+
+ParameterList GPT::parameters() {
+  ParameterList list;
+  wte.parameters(list, "wte.");
+  wpe.parameters(list, "wpe.");
+  for (size_t i = 0; i < h.size(); ++i) h[i].parameters(list, "h." + std::to_string(i) + ".");
+  ln_f.parameters(list, "ln_f.");
+  if (!config_.tie_head) list.push_back({"lm_head.weight", &lm_head_weight});
+  if (config_.head_bias) list.push_back({"lm_head.bias", &lm_head_bias});
+  return list;
+}
+
+int64_t GPT::num_parameters() {
+  int64_t n = 0;
+  for (const auto& p : parameters()) n += p.param->value.numel();
+  return n;
+}
+
+void GPT::zero_grad() {
+  for (const auto& p : parameters()) p.param->grad.zero();
+}
+
+}  // namespace tinylm

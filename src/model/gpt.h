@@ -1,0 +1,69 @@
+// GPT: a decoder-only transformer language model.
+//   ids [B, T] -> x = wte(ids) + wpe(0..T-1)      [B, T, C]   (then dropout)
+//              -> L transformer blocks (causal)   [B, T, C]
+//              -> ln_f                            [B, T, C]
+//              -> logits = x W_head^T (+ b)       [B, T, V]   W_head = wte.weight when tied
+// Parameters are named as in Hugging Face's GPT2LMHeadModel without the "transformer."
+// prefix ("wte.weight", "h.0.attn.c_attn.weight", ..., "ln_f.weight", "lm_head.weight"
+// when untied), but stored in PyTorch Linear layout [out, in].
+#pragma once
+#include <vector>
+
+#include "model/config.h"
+#include "model/kv_cache.h"
+#include "nn/embedding.h"
+#include "nn/positional_encoding.h"
+#include "nn/transformer_block.h"
+
+namespace tinylm {
+
+class GPT {
+ public:
+  // Validates the config. Parameters start at LayerNorm defaults and zeros elsewhere;
+  // call init() for GPT-2's random initialisation.
+  explicit GPT(const GPTConfig& config);
+
+  // GPT-2 initialisation: normal(0, 0.02) for weights and embeddings, residual output
+  // projections (attn.c_proj, mlp.c_proj) normal(0, 0.02 / sqrt(2 L)), zero biases.
+  void init(Rng& rng);
+
+  // ids [B, T] (T <= block_size) -> logits [B, T, V]. The returned tensor is the model's
+  // own buffer: valid until the next forward. padding_mask: optional additive mask
+  // [B or 1, T, T] combined with the causal mask.
+  Tensor forward(const int32_t* ids, int64_t B, int64_t T, const nn::Context& ctx = {},
+                 const ops::AttentionMask* padding_mask = nullptr);
+
+  // Inference with a KV cache (batch 1): ids [Tn] are positions cache.pos .. +Tn-1.
+  // Returns the logits of the last of them [V] and advances cache.pos by Tn.
+  Tensor forward_cached(const int32_t* ids, int64_t Tn, KVCache& cache);
+
+  // forward, then the mean cross-entropy against targets [B, T] (ops::kIgnoreIndex
+  // entries are skipped). Keeps d(loss)/d(logits) for backward().
+  double forward_loss(const int32_t* ids, const int32_t* targets, int64_t B, int64_t T,
+                      const nn::Context& ctx = {});
+
+  // Backpropagates the loss of the last forward_loss, accumulating into every .grad.
+  void backward();
+  void zero_grad();
+
+  ParameterList parameters();
+  int64_t num_parameters();  // each tensor once (a tied head is not counted again)
+  const GPTConfig& config() const { return config_; }
+
+  nn::Embedding wte;
+  nn::PositionalEncoding wpe;
+  std::vector<nn::TransformerBlock> h;
+  nn::LayerNorm ln_f;
+  Parameter lm_head_weight;  // [V, C], only when the head is untied
+  Parameter lm_head_bias;    // [V], only with head_bias
+
+ private:
+  Parameter& head_weight() { return config_.tie_head ? wte.weight : lm_head_weight; }
+
+  GPTConfig config_;
+  nn::Dropout embd_drop_;
+  int64_t B_ = 0, T_ = 0;
+  Tensor x0_, xf_, logits_, dlogits_, dxf_, dtok_, dpos_;
+};
+
+}  // namespace tinylm

@@ -1,0 +1,156 @@
+#include "model/hf_gpt2.h"
+
+#include <filesystem>
+#include <set>
+
+#include "io/safetensors.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace tinylm {
+
+namespace {
+
+// Parameters stored by HF's Conv1D as [in, out].
+bool is_conv1d(const std::string& name) {
+  for (const char* suffix : {"attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight",
+                             "mlp.c_proj.weight"}) {
+    const std::string s = suffix;
+    if (name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0)
+      return true;
+  }
+  return false;
+}
+
+// [rows, cols] -> [cols, rows]
+Tensor transposed(const Tensor& t) {
+  const int64_t rows = t.dim(0), cols = t.dim(1);
+  Tensor out = Tensor::empty({cols, rows});
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) out[c * rows + r] = t[r * cols + c];
+  return out;
+}
+
+
+int64_t get_int(const nlohmann::json& j, const char* key) {
+  require(j.contains(key), std::string("config.json: missing ") + key);
+  require(j[key].is_number_integer(), std::string("config.json: ") + key + " must be an integer");
+  return j[key].get<int64_t>();
+}
+
+}  // namespace
+
+std::string hf_param_name(const std::string& name) {
+  return name.rfind("lm_head.", 0) == 0 ? name : "transformer." + name;
+}
+
+Tensor to_hf_layout(const std::string& name, const Tensor& value) {
+  return is_conv1d(name) ? transposed(value) : value;
+}
+
+GPTConfig config_from_hf(const nlohmann::json& hf) {
+  require(hf.is_object(), "config.json must be a JSON object");
+  if (hf.contains("tinylm_config")) return GPTConfig::from_json(hf["tinylm_config"], "tinylm_config.");
+  GPTConfig c;
+  c.vocab_size = get_int(hf, "vocab_size");
+  c.block_size = get_int(hf, "n_positions");
+  c.d_model = get_int(hf, "n_embd");
+  c.n_layer = get_int(hf, "n_layer");
+  c.n_head = get_int(hf, "n_head");
+  if (hf.contains("n_inner") && !hf["n_inner"].is_null()) c.d_ff = get_int(hf, "n_inner");
+  const std::string act = hf.value("activation_function", "gelu_new");
+  if (act == "gelu_new" || act == "gelu_pytorch_tanh") c.activation = ops::Activation::GeluTanh;
+  else if (act == "gelu") c.activation = ops::Activation::GeluErf;
+  else if (act == "relu") c.activation = ops::Activation::Relu;
+  else throw InputError("config.json: unsupported activation_function '" + act + "'");
+  c.ln_eps = hf.value("layer_norm_epsilon", 1e-5f);
+  c.tie_head = hf.value("tie_word_embeddings", true);
+  c.dropout = hf.value("resid_pdrop", 0.0f);
+  c.attn_dropout = hf.value("attn_pdrop", c.dropout);
+  c.validate();
+  return c;
+}
+
+nlohmann::json config_to_hf(const GPTConfig& c) {
+  const char* act = c.activation == ops::Activation::GeluTanh ? "gelu_new"
+                    : c.activation == ops::Activation::GeluErf ? "gelu"
+                                                               : "relu";
+  return {{"architectures", {"GPT2LMHeadModel"}},
+          {"model_type", "gpt2"},
+          {"vocab_size", c.vocab_size},
+          {"n_positions", c.block_size},
+          {"n_embd", c.d_model},
+          {"n_layer", c.n_layer},
+          {"n_head", c.n_head},
+          {"n_inner", c.d_ff > 0 ? nlohmann::json(c.d_ff) : nlohmann::json(nullptr)},
+          {"activation_function", act},
+          {"layer_norm_epsilon", c.ln_eps},
+          {"tie_word_embeddings", c.tie_head},
+          {"resid_pdrop", c.dropout},
+          {"embd_pdrop", c.dropout},
+          {"attn_pdrop", c.attention_dropout()},
+          {"bos_token_id", 50256},
+          {"eos_token_id", 50256},
+          {"tinylm_config", c.to_json()}};
+}
+
+bool is_hf_model_dir(const std::string& dir) {
+  return file_exists(dir + "/config.json") && file_exists(dir + "/model.safetensors");
+}
+
+std::unique_ptr<GPT> load_hf_gpt2(const std::string& dir) {
+  require(is_hf_model_dir(dir), dir + ": not a model folder (needs config.json and model.safetensors)");
+  nlohmann::json hf;
+  try {
+    hf = nlohmann::json::parse(read_file(dir + "/config.json"));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(dir + "/config.json: " + e.what());
+  }
+  auto model = std::make_unique<GPT>(config_from_hf(hf));
+  const std::string path = dir + "/model.safetensors";
+  const SafeTensors file = load_safetensors(path);
+  for (auto& [name, param] : model->parameters()) {
+    std::string stored = hf_param_name(name);
+    if (!file.has(stored)) stored = name;  // saved without the "transformer." prefix
+    require(file.has(stored), path + ": missing tensor " + hf_param_name(name));
+    Tensor t = file.get(stored).to_float();
+    if (is_conv1d(name)) {
+      require(t.ndim() == 2, path + ": " + stored + " must be 2-D, got " + shape_str(t.shape()));
+      t = transposed(t);
+    }
+    check_shape(t, param->value.shape(), path + ": " + stored);
+    param->value.copy_from(t);
+  }
+  return model;
+}
+
+void save_hf_gpt2(GPT& model, const std::string& dir) {
+  const GPTConfig& c = model.config();
+  require(c.position == PositionEncoding::Learned && c.pre_ln && !c.head_bias,
+          "the Hugging Face GPT-2 layout needs learned positions, pre-LN blocks and no head bias");
+  std::filesystem::create_directories(dir);
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  std::set<std::string> present;
+  for (auto& [name, param] : model.parameters()) {
+    tensors.emplace_back(hf_param_name(name), to_hf_layout(name, param->value));
+    present.insert(name);
+  }
+  // HF's GPT-2 has every bias: write zeros for the ones this model does without.
+  const auto zero_bias = [&](const std::string& name, int64_t size) {
+    if (!present.count(name)) tensors.emplace_back(hf_param_name(name), Tensor::zeros({size}));
+  };
+  for (int64_t i = 0; i < c.n_layer; ++i) {
+    const std::string p = "h." + std::to_string(i) + ".";
+    zero_bias(p + "ln_1.bias", c.d_model);
+    zero_bias(p + "attn.c_attn.bias", 3 * c.d_model);
+    zero_bias(p + "attn.c_proj.bias", c.d_model);
+    zero_bias(p + "ln_2.bias", c.d_model);
+    zero_bias(p + "mlp.c_fc.bias", c.ffn_hidden());
+    zero_bias(p + "mlp.c_proj.bias", c.d_model);
+  }
+  zero_bias("ln_f.bias", c.d_model);
+  save_safetensors(dir + "/model.safetensors", tensors, {{"format", "pt"}});
+  write_file_atomic(dir + "/config.json", config_to_hf(c).dump(2) + "\n");
+}
+
+}  // namespace tinylm

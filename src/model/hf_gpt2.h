@@ -1,0 +1,38 @@
+// Hugging Face GPT-2 interop: a folder with config.json + model.safetensors, as
+// GPT2LMHeadModel.save_pretrained writes it.
+//   - Conv1D weights (attn.c_attn, attn.c_proj, mlp.c_fc, mlp.c_proj) are stored [in, out];
+//     tinylm keeps [out, in], so import and export transpose them.
+//   - Names may carry the "transformer." prefix or not; lm_head.weight is absent when tied.
+//   - HF's GPT-2 always has every bias and a learned position table, pre-LN blocks.
+//     Export writes zero biases for a tinylm model without them (same function) and
+//     keeps the exact tinylm config under "tinylm_config" in config.json, which HF
+//     ignores and import uses, so import -> export -> import is bit-identical.
+#pragma once
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "model/gpt.h"
+
+namespace tinylm {
+
+// HF config.json -> GPTConfig (throws InputError naming the field on bad values).
+GPTConfig config_from_hf(const nlohmann::json& hf);
+nlohmann::json config_to_hf(const GPTConfig& c);
+
+// Loads DIR/config.json and DIR/model.safetensors.
+std::unique_ptr<GPT> load_hf_gpt2(const std::string& dir);
+
+// Writes DIR/config.json and DIR/model.safetensors (atomically; creates DIR).
+void save_hf_gpt2(GPT& model, const std::string& dir);
+
+// The HF name of a tinylm parameter ("h.0.ln_1.weight" -> "transformer.h.0.ln_1.weight"),
+// and a tensor of that parameter in HF's layout (Conv1D weights transposed).
+std::string hf_param_name(const std::string& name);
+Tensor to_hf_layout(const std::string& name, const Tensor& value);
+
+// Is `dir` a folder with config.json and model.safetensors?
+bool is_hf_model_dir(const std::string& dir);
+
+}  // namespace tinylm

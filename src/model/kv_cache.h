@@ -1,0 +1,26 @@
+// Keys and values of the positions seen so far, per layer, so that generating one more
+// token costs one position's work instead of recomputing the whole sequence.
+//   k[l], v[l]: [H, max_len, dh] for layer l (batch size 1); pos = positions filled.
+#pragma once
+#include <vector>
+
+#include "model/config.h"
+#include "tensor/tensor.h"
+
+namespace tinylm {
+
+struct KVCache {
+  explicit KVCache(const GPTConfig& c) : max_len(c.block_size) {
+    for (int64_t l = 0; l < c.n_layer; ++l) {
+      k.push_back(Tensor::zeros({c.n_head, c.block_size, c.head_dim()}));
+      v.push_back(Tensor::zeros({c.n_head, c.block_size, c.head_dim()}));
+    }
+  }
+  void clear() { pos = 0; }
+
+  int64_t pos = 0;
+  int64_t max_len;
+  std::vector<Tensor> k, v;
+};
+
+}  // namespace tinylm

@@ -1,0 +1,24 @@
+// Dropout on a tensor of any shape: active only when ctx.training and p > 0.
+//   forward:  x -> y = x * mask, mask entries 0 or 1/(1-p) drawn from ctx.rng
+//   backward: dy -> dx = dy * mask (or dy itself when inactive)
+#pragma once
+#include "nn/context.h"
+#include "tensor/tensor.h"
+
+namespace tinylm::nn {
+
+class Dropout {
+ public:
+  explicit Dropout(float p = 0.0f) : p_(p) {}
+
+  Tensor forward(const Tensor& x, const Context& ctx);
+  Tensor backward(const Tensor& dy);
+  float p() const { return p_; }
+
+ private:
+  float p_;
+  bool active_ = false;
+  Tensor mask_, y_, dx_;
+};
+
+}  // namespace tinylm::nn

@@ -1,0 +1,33 @@
+// Embedding table lookup.
+//   weight [V, C]
+//   forward:  ids [N] -> y [N, C]      (keeps ids for backward)
+//   backward: dy [N, C] -> weight.grad += scatter-add by id
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tensor/parameter.h"
+#include "util/rng.h"
+
+namespace tinylm::nn {
+
+class Embedding {
+ public:
+  Embedding() = default;
+  Embedding(int64_t num, int64_t dim);
+
+  // ids: N token ids in [0, V); throws InputError naming a bad id.
+  Tensor forward(const int32_t* ids, int64_t n);
+  void backward(const Tensor& dy);
+  void init(Rng& rng, float std);
+  void parameters(ParameterList& list, const std::string& prefix);
+
+  Parameter weight;  // [V, C]
+
+ private:
+  int64_t num_ = 0, dim_ = 0;
+  std::vector<int32_t> ids_;
+  Tensor y_;
+};
+
+}  // namespace tinylm::nn

@@ -1,0 +1,32 @@
+#include "nn/feed_forward.h"
+
+namespace tinylm::nn {
+
+FeedForward::FeedForward(int64_t d_model, int64_t d_ff, ops::Activation act, bool bias)
+    : c_fc(d_model, d_ff, bias), c_proj(d_ff, d_model, bias), act_(act) {}
+
+void FeedForward::init(Rng& rng, float std, float proj_std) {
+  c_fc.init(rng, std);
+  c_proj.init(rng, proj_std);
+}
+
+Tensor FeedForward::forward(const Tensor& x) {
+  h_ = c_fc.forward(x);
+  a_.ensure_shape(h_.shape());
+  ops::activation_forward(act_, h_.data(), a_.data(), h_.numel());
+  return c_proj.forward(a_);
+}
+
+Tensor FeedForward::backward(const Tensor& dy) {
+  const Tensor da = c_proj.backward(dy);
+  da_.ensure_shape(h_.shape());
+  ops::activation_backward(act_, da.data(), h_.data(), da_.data(), h_.numel());
+  return c_fc.backward(da_);
+}
+
+void FeedForward::parameters(ParameterList& list, const std::string& prefix) {
+  c_fc.parameters(list, prefix + "c_fc.");
+  c_proj.parameters(list, prefix + "c_proj.");
+}
+
+}  // namespace tinylm::nn

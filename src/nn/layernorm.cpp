@@ -1,0 +1,46 @@
+#include "nn/layernorm.h"
+
+#include "ops/layernorm.h"
+#include "util/error.h"
+
+namespace tinylm::nn {
+
+LayerNorm::LayerNorm(int64_t dim, bool bias, float eps)
+    : weight({dim}, /*decay=*/false), dim_(dim), has_bias_(bias), eps_(eps) {
+  if (bias) this->bias = Parameter({dim}, /*decay=*/false);
+  init();
+}
+
+void LayerNorm::init() {
+  weight.value.fill(1.0f);
+  if (has_bias_) bias.value.zero();
+}
+
+Tensor LayerNorm::forward(const Tensor& x) {
+  require(x.dim(-1) == dim_, "LayerNorm: input " + shape_str(x.shape()) + " does not end in " +
+                                 std::to_string(dim_));
+  const int64_t n = x.numel() / dim_;
+  x_ = x;
+  y_.ensure_shape(x.shape());
+  mean_.ensure_shape({n});
+  rstd_.ensure_shape({n});
+  ops::layernorm_forward(x.data(), weight.value.data(), has_bias_ ? bias.value.data() : nullptr,
+                         y_.data(), mean_.data(), rstd_.data(), n, dim_, eps_);
+  return y_;
+}
+
+Tensor LayerNorm::backward(const Tensor& dy) {
+  const int64_t n = x_.numel() / dim_;
+  dx_.ensure_shape(x_.shape());
+  ops::layernorm_backward(dy.data(), x_.data(), weight.value.data(), mean_.data(), rstd_.data(),
+                          dx_.data(), weight.grad.data(), has_bias_ ? bias.grad.data() : nullptr,
+                          n, dim_);
+  return dx_;
+}
+
+void LayerNorm::parameters(ParameterList& list, const std::string& prefix) {
+  list.push_back({prefix + "weight", &weight});
+  if (has_bias_) list.push_back({prefix + "bias", &bias});
+}
+
+}  // namespace tinylm::nn

@@ -1,0 +1,49 @@
+#include "nn/linear.h"
+
+#include "nn/init.h"
+#include "ops/matmul.h"
+#include "util/error.h"
+
+namespace tinylm::nn {
+
+Shape with_last_dim(const Shape& shape, int64_t last) {
+  Shape s = shape;
+  s.back() = last;
+  return s;
+}
+
+Linear::Linear(int64_t in, int64_t out, bool bias)
+    : weight({out, in}, /*decay=*/true), in_(in), out_(out), has_bias_(bias) {
+  if (bias) this->bias = Parameter({out}, /*decay=*/false);
+}
+
+void Linear::init(Rng& rng, float std) {
+  init_normal(weight.value, rng, std);
+  if (has_bias_) bias.value.zero();
+}
+
+Tensor Linear::forward(const Tensor& x) {
+  require(x.ndim() >= 1 && x.dim(-1) == in_, "Linear: input " + shape_str(x.shape()) +
+                                                 " does not end in " + std::to_string(in_));
+  x_ = x;
+  const int64_t n = x.numel() / in_;
+  y_.ensure_shape(with_last_dim(x.shape(), out_));
+  ops::linear_forward(x.data(), weight.value.data(), has_bias_ ? bias.value.data() : nullptr,
+                      y_.data(), n, in_, out_);
+  return y_;
+}
+
+Tensor Linear::backward(const Tensor& dy) {
+  const int64_t n = x_.numel() / in_;
+  dx_.ensure_shape(x_.shape());
+  ops::linear_backward(dy.data(), x_.data(), weight.value.data(), dx_.data(), weight.grad.data(),
+                       has_bias_ ? bias.grad.data() : nullptr, n, in_, out_);
+  return dx_;
+}
+
+void Linear::parameters(ParameterList& list, const std::string& prefix) {
+  list.push_back({prefix + "weight", &weight});
+  if (has_bias_) list.push_back({prefix + "bias", &bias});
+}
+
+}  // namespace tinylm::nn

@@ -1,0 +1,40 @@
+// Linear layer (PyTorch layout): y = x @ W^T + b.
+//   weight [out, in], bias [out] (optional)
+//   forward:  x [..., in]  -> y [..., out]   (keeps x for backward)
+//   backward: dy [..., out] -> dx [..., in]; accumulates weight.grad, bias.grad
+#pragma once
+#include <string>
+
+#include "nn/context.h"
+#include "tensor/parameter.h"
+
+namespace tinylm::nn {
+
+class Linear {
+ public:
+  Linear() = default;
+  Linear(int64_t in, int64_t out, bool bias);
+
+  Tensor forward(const Tensor& x);
+  Tensor backward(const Tensor& dy);
+  void init(Rng& rng, float std);
+  void parameters(ParameterList& list, const std::string& prefix);
+
+  int64_t in_features() const { return in_; }
+  int64_t out_features() const { return out_; }
+  bool has_bias() const { return has_bias_; }
+
+  Parameter weight;  // [out, in]
+  Parameter bias;    // [out] (empty when has_bias is false)
+
+ private:
+  int64_t in_ = 0, out_ = 0;
+  bool has_bias_ = false;
+  Tensor x_;      // saved input
+  Tensor y_, dx_;  // reused output buffers
+};
+
+// The output shape of a linear map applied to the last dimension of `shape`.
+Shape with_last_dim(const Shape& shape, int64_t last);
+
+}  // namespace tinylm::nn

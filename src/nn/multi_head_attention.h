@@ -1,0 +1,50 @@
+// Multi-head causal self-attention (GPT-2's layout):
+//   qkv = x W_attn^T + b        W_attn [3C, C]: rows [0, C) make Q, [C, 2C) K, [2C, 3C) V;
+//                               head h uses columns h*dh .. h*dh+dh-1 of each (dh = C / H)
+//   q, k, v: [B, H, T, dh]      (heads split out of qkv)
+//   y_h = softmax(q k^T / sqrt(dh) + mask) v, with dropout on the attention weights
+//   out = merge_heads(y) W_proj^T + b     [B, T, C]
+//   forward:  x [B, T, C] -> out [B, T, C]; attention() is A [B, H, T, T]
+//   backward: dout [B, T, C] -> dx [B, T, C]
+// Masks: causal (set by the model) and/or an additive [M, T, T] mask, M = 1 or B
+// (a padding mask is shared by every head of a sequence).
+#pragma once
+#include <string>
+
+#include "nn/context.h"
+#include "nn/linear.h"
+#include "ops/attention.h"
+
+namespace tinylm::nn {
+
+class MultiHeadAttention {
+ public:
+  MultiHeadAttention() = default;
+  MultiHeadAttention(int64_t d_model, int64_t n_head, bool qkv_bias, bool proj_bias,
+                     float attn_dropout);
+
+  Tensor forward(const Tensor& x, const Context& ctx, const ops::AttentionMask& mask);
+  Tensor backward(const Tensor& dout);
+
+  // Inference with a KV cache (batch 1): x [1, Tn, C] holds positions pos .. pos+Tn-1.
+  // Their keys and values are written into k_cache, v_cache [H, max_len, dh] at pos, and
+  // each query attends causally to cache positions 0 .. its own. Returns [1, Tn, C].
+  Tensor forward_cached(const Tensor& x, Tensor& k_cache, Tensor& v_cache, int64_t pos);
+
+  void init(Rng& rng, float std, float proj_std);
+  void parameters(ParameterList& list, const std::string& prefix);
+  const Tensor& attention() const { return att_; }
+  int64_t n_head() const { return n_head_; }
+
+  Linear c_attn;  // C -> 3C
+  Linear c_proj;  // C -> C
+
+ private:
+  int64_t d_model_ = 0, n_head_ = 0;
+  float attn_dropout_ = 0.0f;
+  float scale() const;
+  Tensor q_, k_, v_, y_, merged_, att_, drop_mask_;
+  bool dropped_ = false;
+};
+
+}  // namespace tinylm::nn

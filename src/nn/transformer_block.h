@@ -1,0 +1,43 @@
+// One transformer block, with the residual branches wired explicitly.
+//   pre-LN (GPT-2, default):  h = x + drop(attn(ln_1(x)));  y = h + drop(mlp(ln_2(h)))
+//   post-LN (Vaswani et al.): h = ln_1(x + drop(attn(x)));  y = ln_2(h + drop(mlp(h)))
+//   forward:  x [B, T, C] -> y [B, T, C]
+//   backward: dy [B, T, C] -> dx [B, T, C]
+#pragma once
+#include <string>
+
+#include "model/config.h"
+#include "nn/dropout.h"
+#include "nn/feed_forward.h"
+#include "nn/layernorm.h"
+#include "nn/multi_head_attention.h"
+
+namespace tinylm::nn {
+
+class TransformerBlock {
+ public:
+  TransformerBlock() = default;
+  explicit TransformerBlock(const GPTConfig& c);
+
+  Tensor forward(const Tensor& x, const Context& ctx, const ops::AttentionMask& mask);
+  Tensor backward(const Tensor& dy);
+  // Inference with this block's KV cache (see MultiHeadAttention::forward_cached).
+  Tensor forward_cached(const Tensor& x, Tensor& k_cache, Tensor& v_cache, int64_t pos);
+  void init(Rng& rng, float std, float proj_std);
+  void parameters(ParameterList& list, const std::string& prefix);
+
+  LayerNorm ln_1;
+  MultiHeadAttention attn;
+  LayerNorm ln_2;
+  FeedForward mlp;
+
+ private:
+  bool pre_ln_ = true;
+  Dropout attn_drop_, mlp_drop_;
+  Tensor h_, y_, dh_, dx_;
+};
+
+// a + b, element-wise, into out (resized to a's shape).
+void add_into(const Tensor& a, const Tensor& b, Tensor& out);
+
+}  // namespace tinylm::nn

@@ -1,0 +1,31 @@
+// The interface every tokenizer implements (char, word, GPT-2 byte-level BPE, trained
+// BPE). A tokenizer is saved with a model as JSON (to_json), so sampling needs no corpus;
+// tokenizer/load.h turns that JSON back into the right tokenizer.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tinylm {
+
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+  // "char", "word", "gpt2", "bpe"
+  virtual std::string kind() const = 0;
+  virtual int64_t vocab_size() const = 0;
+  // Throws InputError for text the tokenizer cannot represent (invalid UTF-8; a
+  // character missing from a char vocabulary, naming it).
+  virtual std::vector<int32_t> encode(std::string_view text) const = 0;
+  // Throws InputError for ids outside [0, vocab_size).
+  virtual std::string decode(const std::vector<int32_t>& ids) const = 0;
+  // Everything needed to rebuild this tokenizer: {"kind": ..., ...}.
+  virtual nlohmann::json to_json() const = 0;
+  // The id of "<|endoftext|>" if the vocabulary has one, else -1.
+  virtual int32_t eot_id() const { return -1; }
+};
+
+}  // namespace tinylm

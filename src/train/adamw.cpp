@@ -1,0 +1,32 @@
+#include "train/adamw.h"
+
+#include "ops/clip.h"
+
+namespace tinylm {
+
+AdamW::AdamW(ParameterList params, const AdamWConfig& config)
+    : params_(std::move(params)), config_(config) {
+  for (const auto& p : params_) {
+    m_.push_back(Tensor::zeros(p.param->value.shape()));
+    v_.push_back(Tensor::zeros(p.param->value.shape()));
+  }
+}
+
+void AdamW::step(float lr) {
+  ++step_;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    Parameter& p = *params_[i].param;
+    ops::AdamWHyper h{lr, config_.beta1, config_.beta2, config_.eps,
+                      p.decay ? config_.weight_decay : 0.0f};
+    ops::adamw_update(p.value.data(), p.grad.data(), m_[i].data(), v_[i].data(),
+                      p.value.numel(), h, step_);
+  }
+}
+
+double clip_gradients(const ParameterList& params, double max_norm) {
+  std::vector<ops::GradSpan> spans;
+  for (const auto& p : params) spans.push_back({p.param->grad.data(), p.param->grad.numel()});
+  return ops::clip_grad_norm(spans, max_norm);
+}
+
+}  // namespace tinylm

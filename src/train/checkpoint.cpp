@@ -1,0 +1,111 @@
+#include "train/checkpoint.h"
+
+#include "io/safetensors.h"
+#include "util/error.h"
+
+namespace tinylm {
+
+namespace {
+
+std::string rng_to_string(const std::array<uint64_t, 4>& s) {
+  return std::to_string(s[0]) + "," + std::to_string(s[1]) + "," + std::to_string(s[2]) + "," +
+         std::to_string(s[3]);
+}
+
+std::array<uint64_t, 4> rng_from_string(const std::string& text, const std::string& what) {
+  std::array<uint64_t, 4> s{};
+  size_t pos = 0;
+  try {
+    for (int i = 0; i < 4; ++i) {
+      size_t used = 0;
+      s[i] = std::stoull(text.substr(pos), &used);
+      pos += used + 1;
+    }
+  } catch (const std::exception&) {
+    throw InputError(what + ": malformed generator state");
+  }
+  return s;
+}
+
+const std::string& meta(const SafeTensors& f, const std::string& key, const std::string& path) {
+  auto it = f.metadata.find(key);
+  require(it != f.metadata.end(), path + ": not a tinylm checkpoint (no " + key + ")");
+  return it->second;
+}
+
+CheckpointState state_from(const SafeTensors& f, const std::string& path) {
+  CheckpointState s;
+  require(meta(f, "tinylm.format", path) == "1", path + ": unsupported checkpoint format");
+  try {
+    s.step = std::stoll(meta(f, "tinylm.step", path));
+    s.config = nlohmann::json::parse(meta(f, "tinylm.config", path));
+    s.tokenizer = nlohmann::json::parse(meta(f, "tinylm.tokenizer", path));
+    s.best_val_loss = std::stod(meta(f, "tinylm.best_val_loss", path));
+    s.val_loss = std::stod(meta(f, "tinylm.val_loss", path));
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw InputError(path + ": malformed checkpoint metadata (" + e.what() + ")");
+  }
+  s.batch_rng = rng_from_string(meta(f, "tinylm.rng.batches", path), path);
+  s.dropout_rng = rng_from_string(meta(f, "tinylm.rng.dropout", path), path);
+  return s;
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, GPT& model, AdamW* optimizer,
+                     const CheckpointState& state) {
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  const ParameterList params = model.parameters();
+  for (const auto& p : params) tensors.emplace_back("model." + p.name, p.param->value);
+  if (optimizer) {
+    for (size_t i = 0; i < params.size(); ++i) {
+      tensors.emplace_back("optim.m." + params[i].name, optimizer->first_moments()[i]);
+      tensors.emplace_back("optim.v." + params[i].name, optimizer->second_moments()[i]);
+    }
+  }
+  char loss_buf[64], val_buf[64];
+  std::snprintf(loss_buf, sizeof loss_buf, "%.17g", state.best_val_loss);
+  std::snprintf(val_buf, sizeof val_buf, "%.17g", state.val_loss);
+  save_safetensors(path, tensors,
+                   {{"tinylm.format", "1"},
+                    {"tinylm.step", std::to_string(state.step)},
+                    {"tinylm.config", state.config.dump()},
+                    {"tinylm.tokenizer", state.tokenizer.dump()},
+                    {"tinylm.rng.batches", rng_to_string(state.batch_rng)},
+                    {"tinylm.rng.dropout", rng_to_string(state.dropout_rng)},
+                    {"tinylm.best_val_loss", loss_buf},
+                    {"tinylm.val_loss", val_buf}});
+}
+
+CheckpointState read_checkpoint_state(const std::string& path) {
+  return state_from(load_safetensors(path), path);
+}
+
+CheckpointState load_checkpoint(const std::string& path, GPT& model, AdamW* optimizer) {
+  const SafeTensors f = load_safetensors(path);
+  CheckpointState state = state_from(f, path);
+  const ParameterList params = model.parameters();
+  const auto load_into = [&](const std::string& key, Tensor& dst) {
+    require(f.has(key), path + ": missing tensor " + key +
+                            " (a checkpoint from a different model config?)");
+    const Tensor t = f.get(key).to_float();
+    require(t.shape() == dst.shape(), path + ": tensor " + key + " has shape " +
+                                          shape_str(t.shape()) + ", the model expects " +
+                                          shape_str(dst.shape()) +
+                                          " (a checkpoint from a different model config?)");
+    dst.copy_from(t);
+  };
+  for (size_t i = 0; i < params.size(); ++i) {
+    load_into("model." + params[i].name, params[i].param->value);
+    if (optimizer) {
+      load_into("optim.m." + params[i].name, optimizer->first_moments()[i]);
+      load_into("optim.v." + params[i].name, optimizer->second_moments()[i]);
+    }
+  }
+  if (optimizer) optimizer->set_steps_taken(state.step);
+  return state;
+}
+
+}  // namespace tinylm

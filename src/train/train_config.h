@@ -1,0 +1,82 @@
+// A training run's configuration: the JSON file given to `tinylm train --config`, with
+// four sections. Every field has a default except model.block_size/n_layer/n_head/
+// d_model and data.path (or data.task); unknown or ill-typed fields are rejected with
+// their dotted name ("train.lr must be a number").
+//   {
+//     "model":  { GPTConfig fields (model/config.h); vocab_size comes from the tokenizer },
+//     "data":   { "path": "data/tinyshakespeare.txt", "tokenizer": "char", "val_fraction": 0.1 }
+//               or { "task": "addition" },
+//     "train":  { "batch_size", "max_steps", "lr", "min_lr", "warmup_steps", "lr_decay_steps",
+//                 "beta1", "beta2", "eps", "weight_decay", "decay_embeddings", "grad_clip",
+//                 "grad_accum", "eval_interval", "eval_iters", "log_interval",
+//                 "checkpoint_interval", "seed", "threads" },
+//     "sample": { "prompt", "max_new_tokens", "temperature", "top_k", "top_p", "count" }
+//   }
+// `--set train.lr=3e-4` overrides one field; the value is read as JSON when it parses
+// (numbers, true/false, quoted strings) and as a plain string otherwise.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/config.h"
+
+namespace tinylm {
+
+struct DataConfig {
+  std::string path;                // the corpus (UTF-8 text)
+  std::string tokenizer = "char";  // char | word | gpt2 | a folder with encoder.json + vocab.bpe
+  double val_fraction = 0.1;       // the last fraction of the corpus is the validation split
+  std::string task;                // "addition": generated problems instead of a corpus
+};
+
+struct TrainSettings {
+  int64_t batch_size = 12;
+  int64_t max_steps = 2000;
+  double lr = 1e-3;
+  double min_lr = 1e-4;
+  int64_t warmup_steps = 100;
+  int64_t lr_decay_steps = -1;  // -1: max_steps
+  double beta1 = 0.9;
+  double beta2 = 0.99;
+  double eps = 1e-8;
+  double weight_decay = 0.1;
+  bool decay_embeddings = true;  // weight decay on wte / wpe (biases and norms: never)
+  double grad_clip = 1.0;        // 0: no clipping
+  int64_t grad_accum = 1;        // micro-batches per optimizer step
+  int64_t eval_interval = 250;
+  int64_t eval_iters = 20;
+  int64_t log_interval = 10;
+  int64_t checkpoint_interval = 500;
+  uint64_t seed = 1337;
+  int64_t threads = 0;  // 0: all cores
+};
+
+struct SampleSettings {
+  std::string prompt = "\n";
+  int64_t max_new_tokens = 200;
+  double temperature = 0.8;
+  int64_t top_k = 200;
+  double top_p = 1.0;
+};
+
+struct TrainConfig {
+  GPTConfig model;
+  DataConfig data;
+  TrainSettings train;
+  SampleSettings sample;
+
+  nlohmann::json to_json() const;
+  static TrainConfig from_json(const nlohmann::json& j);
+  // Checks the fields that do not depend on the data (model checked once vocab is known).
+  void validate() const;
+};
+
+// Applies "a.b.c=value" to a JSON object, creating objects along the path.
+void apply_override(nlohmann::json& j, const std::string& assignment);
+
+// Reads a config file (+ overrides) into JSON; InputError for unreadable / malformed.
+nlohmann::json load_config_json(const std::string& path, const std::vector<std::string>& sets);
+
+}  // namespace tinylm

@@ -1,0 +1,116 @@
+#include "model/gpt.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/gradcheck.h"
+#include "util/error.h"
+
+namespace tinylm {
+namespace {
+
+GPTConfig small_config() {
+  GPTConfig c;
+  c.vocab_size = 13, c.block_size = 8, c.n_layer = 2, c.n_head = 2, c.d_model = 8;
+  return c;
+}
+
+// The whole model, every parameter, against finite differences of the loss.
+TEST(GPT, GradientsMatchFiniteDifferences) {
+  for (bool tied : {true, false}) {
+    GPTConfig c = small_config();
+    c.tie_head = tied;
+    c.head_bias = !tied;
+    GPT model(c);
+    Rng rng(3);
+    model.init(rng);
+    // Larger random weights than GPT-2's 0.02 so every path carries signal.
+    for (auto& p : model.parameters()) {
+      Tensor r = testing::random_tensor(p.param->value.shape(), rng, 0.3f);
+      p.param->value.copy_from(r);
+    }
+    const int64_t B = 2, T = 5;
+    std::vector<int32_t> ids(B * T), targets(B * T);
+    for (auto& id : ids) id = static_cast<int32_t>(rng.below(c.vocab_size));
+    for (auto& t : targets) t = static_cast<int32_t>(rng.below(c.vocab_size));
+    targets[3] = -100;  // an ignored position
+
+    model.zero_grad();
+    model.forward_loss(ids.data(), targets.data(), B, T);
+    model.backward();
+    const auto loss = [&] { return model.forward_loss(ids.data(), targets.data(), B, T); };
+    for (auto& p : model.parameters()) {
+      const Tensor analytic = p.param->grad.clone();
+      testing::expect_grad_close(p.name, p.param->value, analytic, loss, 16, 1e-2f, 2e-2);
+    }
+  }
+}
+
+TEST(GPT, UniformLogitsGiveLossLnV) {
+  GPTConfig c = small_config();
+  c.tie_head = false;
+  GPT model(c);
+  Rng rng(1);
+  model.init(rng);
+  model.lm_head_weight.value.zero();  // every logit is 0 -> uniform distribution
+  std::vector<int32_t> ids = {1, 2, 3, 4}, targets = {5, 6, 7, 8};
+  EXPECT_NEAR(model.forward_loss(ids.data(), targets.data(), 1, 4), std::log(13.0), 1e-6);
+}
+
+TEST(GPT, CountsParametersOnceWhenTied) {
+  GPTConfig c = small_config();
+  GPT tied(c);
+  c.tie_head = false;
+  GPT untied(c);
+  EXPECT_EQ(untied.num_parameters() - tied.num_parameters(), 13 * 8);
+}
+
+TEST(GPT, RejectsSequencesLongerThanTheContext) {
+  GPT model(small_config());
+  std::vector<int32_t> ids(9, 0);
+  EXPECT_THROW(model.forward(ids.data(), 1, 9), InputError);
+  ids[0] = 13;  // out of vocabulary
+  EXPECT_THROW(model.forward(ids.data(), 1, 4), InputError);
+}
+
+TEST(GPTConfig, RejectsInconsistentFieldsByName) {
+  const auto message = [](const nlohmann::json& j) {
+    try {
+      GPTConfig::from_json(j).validate();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  nlohmann::json ok = {{"vocab_size", 10}, {"block_size", 4}, {"n_layer", 1},
+                       {"n_head", 2},      {"d_model", 8}};
+  EXPECT_EQ(message(ok), "no error");
+  auto bad = ok;
+  bad["d_model"] = 9;
+  EXPECT_NE(message(bad).find("model.d_model"), std::string::npos);
+  bad = ok;
+  bad["activation"] = "swish";
+  EXPECT_NE(message(bad).find("model.activation"), std::string::npos);
+  bad = ok;
+  bad["n_heads"] = 2;
+  EXPECT_NE(message(bad).find("unknown field model.n_heads"), std::string::npos);
+  bad = ok;
+  bad["n_layer"] = "two";
+  EXPECT_NE(message(bad).find("model.n_layer must be an integer"), std::string::npos);
+  bad = ok;
+  bad["position"] = "rotary";
+  EXPECT_NE(message(bad).find("model.position"), std::string::npos);
+}
+
+TEST(GPTConfig, JsonRoundTrip) {
+  GPTConfig c = GPTConfig::preset("gpt2-124m");
+  c.activation = ops::Activation::Relu;
+  c.position = PositionEncoding::Sinusoidal;
+  c.pre_ln = false;
+  const GPTConfig d = GPTConfig::from_json(c.to_json());
+  EXPECT_EQ(d.to_json(), c.to_json());
+}
+
+}  // namespace
+}  // namespace tinylm

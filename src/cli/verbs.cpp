@@ -6,12 +6,14 @@ namespace tinylm::cli {
 int run_attention(int argc, char** argv);
 int run_generate(int argc, char** argv);
 int run_verify(int argc, char** argv);
+int run_tokenize(int argc, char** argv);
 
 const std::vector<Verb>& verbs() {
   static const std::vector<Verb> list = {
       {"attention", "scaled dot-product attention step by step (--example)", run_attention},
       {"generate", "generate tokens from a GPT-2 style model folder", run_generate},
       {"verify", "check a model folder against its reference outputs", run_verify},
+      {"tokenize", "GPT-2 BPE: encode, decode, count, or --check against tiktoken", run_tokenize},
   };
   return list;
 }

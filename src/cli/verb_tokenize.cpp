@@ -1,0 +1,132 @@
+// tinylm tokenize: GPT-2 byte-level BPE from the command line (tokenizer/bpe_tokenizer.h).
+//   tinylm tokenize --input FILE [--ids | --count] [--threads N]   encode (stdin if no --input)
+//   tinylm tokenize --decode [--input FILE]                        ids -> text
+//   tinylm tokenize --check CASES.jsonl                            compare with tiktoken
+#include <cctype>
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "cli/cli_util.h"
+#include "tokenizer/bpe_check.h"
+#include "tokenizer/bpe_tokenizer.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace tinylm::cli {
+
+namespace {
+
+std::string read_input(const std::string& path) {
+  if (!path.empty() && path != "-") return read_file(path);
+  return std::string(std::istreambuf_iterator<char>(std::cin), {});
+}
+
+// "15496, 11 995" or "[15496, 11]" -> ids; anything else is an error naming the token.
+std::vector<int32_t> parse_ids(const std::string& text) {
+  std::vector<int32_t> ids;
+  std::string token;
+  const auto flush = [&] {
+    if (token.empty()) return;
+    size_t used = 0;
+    long long v = -1;
+    try {
+      v = std::stoll(token, &used);
+    } catch (const std::exception&) {
+    }
+    require(used == token.size() && v >= 0 && v <= INT32_MAX, "not a token id: '" + token + "'");
+    ids.push_back(static_cast<int32_t>(v));
+    token.clear();
+  };
+  for (const char c : text) {
+    if (c == ',' || c == '[' || c == ']' || std::isspace(static_cast<unsigned char>(c))) {
+      flush();
+    } else {
+      token += c;
+    }
+  }
+  flush();
+  return ids;
+}
+
+int run_check(const BpeTokenizer& tok, const std::string& path) {
+  const CheckResult r = check_jsonl(tok, read_file(path), path);
+  for (const auto& m : r.mismatches) {
+    std::printf("mismatch at %s:%zu: text %s\n", path.c_str(), m.line,
+                nlohmann::json(m.text)
+                    .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                    .c_str());
+    std::printf("  expected %s\n", format_ids(m.expected).c_str());
+    if (m.error.empty()) {
+      std::printf("  got      %s\n", format_ids(m.got).c_str());
+    } else {
+      std::printf("  error    %s\n", m.error.c_str());
+    }
+  }
+  std::printf("%zu passed, %zu failed\n", r.passed, r.failed);
+  return r.failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int run_tokenize(int argc, char** argv) {
+  CLI::App app{
+      "Encode text to GPT-2 BPE token ids (exactly as OpenAI's tiktoken \"gpt2\"), "
+      "decode ids to text, or check the tokenizer against reference encodings.",
+      "tinylm tokenize"};
+  std::string kind = "gpt2", vocab_dir, check_path, input;
+  bool print_ids = false, count = false, decode = false, ordinary = false;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  app.add_option("--tokenizer", kind,
+                 "gpt2 (OpenAI's files) or bpe (any vocabulary in "
+                 "GPT-2's format, with --vocab-dir)")
+      ->check(CLI::IsMember({"gpt2", "bpe"}));
+  app.add_option("--vocab-dir", vocab_dir,
+                 "folder with encoder.json and vocab.bpe (default: the repo's data/gpt2)");
+  app.add_option("--check", check_path,
+                 "JSONL of {\"text\", \"ids\", \"allowed_special\"?} cases; prints mismatches "
+                 "and 'N passed, M failed'; exit 0 only if none failed");
+  app.add_option("--input", input, "text to encode (or ids to decode); default stdin");
+  app.add_flag("--ids", print_ids, "print the ids, space separated (the default)");
+  app.add_flag("--count", count, "print only the number of tokens");
+  app.add_flag("--decode", decode, "read comma/space separated ids, print the text");
+  app.add_flag("--ordinary", ordinary,
+               "treat <|endoftext|> as plain text (default: it becomes id 50256)");
+  app.add_option("--threads", threads, "threads for large inputs")->check(CLI::Range(1, 1024));
+  if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
+  require(!(count && print_ids), "--count and --ids exclude each other");
+  require(!(decode && (count || print_ids)), "--decode prints text: no --count or --ids");
+  require(kind == "gpt2" || !vocab_dir.empty(), "--tokenizer bpe needs --vocab-dir");
+
+  const BpeTokenizer tok(vocab_dir.empty() ? default_gpt2_dir() : vocab_dir, kind);
+  if (!check_path.empty()) return run_check(tok, check_path);
+
+  const std::string in = read_input(input);
+  if (decode) {
+    const std::string text = tok.decode(parse_ids(in));
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
+  const std::vector<int32_t> ids = ordinary
+                                       ? tok.encode_ordinary(in)
+                                       : tok.encode_parallel(in, AllowedSpecials::every(), threads);
+  if (count) {
+    std::printf("%zu\n", ids.size());
+    return 0;
+  }
+  std::string out;
+  out.reserve(ids.size() * 6);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i) out += ' ';
+    out += std::to_string(ids[i]);
+  }
+  out += '\n';
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
+}  // namespace tinylm::cli

@@ -1,0 +1,77 @@
+#include "tokenizer/bpe_check.h"
+
+#include <nlohmann/json.hpp>
+
+#include "util/error.h"
+
+namespace tinylm {
+
+namespace {
+
+AllowedSpecials parse_allowed(const nlohmann::json& j, const std::string& where) {
+  if (j.is_string() && j.get<std::string>() == "all") return AllowedSpecials::every();
+  require(j.is_array(), where + ": \"allowed_special\" must be \"all\" or a list of strings");
+  AllowedSpecials allowed;
+  for (const auto& s : j) {
+    require(s.is_string(), where + ": \"allowed_special\" must list strings");
+    allowed.names.push_back(s.get<std::string>());
+  }
+  return allowed;
+}
+
+}  // namespace
+
+std::string format_ids(const std::vector<int32_t>& ids) {
+  std::string out = "[";
+  for (size_t i = 0; i < ids.size(); ++i) out += (i ? ", " : "") + std::to_string(ids[i]);
+  return out + "]";
+}
+
+CheckResult check_jsonl(const BpeTokenizer& tokenizer, std::string_view jsonl,
+                        const std::string& name, size_t keep) {
+  CheckResult result;
+  size_t pos = 0, line_no = 0;
+  while (pos < jsonl.size()) {
+    size_t eol = jsonl.find('\n', pos);
+    if (eol == std::string_view::npos) eol = jsonl.size();
+    const std::string_view line = jsonl.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const std::string where = name + ":" + std::to_string(line_no);
+
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line.begin(), line.end());
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(where + ": not valid JSON: " + e.what());
+    }
+    require(j.is_object() && j.contains("text") && j["text"].is_string() && j.contains("ids") &&
+                j["ids"].is_array(),
+            where + ": expected {\"text\": string, \"ids\": [int, ...]}");
+    CheckMismatch c;
+    c.line = line_no;
+    c.text = j["text"].get<std::string>();
+    for (const auto& id : j["ids"]) {
+      require(id.is_number_integer(), where + ": \"ids\" must hold integers");
+      c.expected.push_back(id.get<int32_t>());
+    }
+    const AllowedSpecials allowed = j.contains("allowed_special")
+                                        ? parse_allowed(j["allowed_special"], where)
+                                        : AllowedSpecials::none();
+    try {
+      c.got = tokenizer.encode(c.text, allowed);
+    } catch (const InputError& e) {
+      c.error = e.what();
+    }
+    if (c.error.empty() && c.got == c.expected) {
+      ++result.passed;
+    } else {
+      ++result.failed;
+      if (result.mismatches.size() < keep) result.mismatches.push_back(std::move(c));
+    }
+  }
+  return result;
+}
+
+}  // namespace tinylm

@@ -1,0 +1,31 @@
+// A batch of training or evaluation examples for a causal language model.
+//
+//   inputs  [B, T] row-major token ids
+//   targets [B, T] the id to predict after each input position, or kIgnoreTarget
+//                  (= ops::kIgnoreIndex, -100) where no loss is taken
+// For windows of a token sequence: inputs = ids[i : i+T], targets = ids[i+1 : i+T+1].
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "ops/cross_entropy.h"
+
+namespace tinylm {
+
+constexpr int32_t kIgnoreTarget = ops::kIgnoreIndex;
+
+struct Batch {
+  int64_t B = 0;                 // rows (windows)
+  int64_t T = 0;                 // positions per row
+  std::vector<int32_t> inputs;   // [B*T]
+  std::vector<int32_t> targets;  // [B*T]
+
+  // The number of targets that carry a loss (not kIgnoreTarget).
+  int64_t supervised() const {
+    return static_cast<int64_t>(targets.size()) -
+           std::count(targets.begin(), targets.end(), kIgnoreTarget);
+  }
+};
+
+}  // namespace tinylm

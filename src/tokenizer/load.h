@@ -1,0 +1,26 @@
+// Turning a tokenizer description back into a tokenizer, and building one for a corpus.
+//
+//   tokenizer_from_json({"kind": "char", ...})  -> CharTokenizer      (char_tokenizer.h)
+//   tokenizer_from_json({"kind": "word", ...})  -> WordTokenizer      (word_tokenizer.h)
+//   tokenizer_from_json({"kind": "addition"})   -> AdditionTokenizer  (addition_tokenizer.h)
+//   "gpt2" / "bpe": see the marked place in load.cpp
+// Every tokenizer's to_json() is accepted by tokenizer_from_json. An unknown or missing
+// "kind" is an InputError naming it.
+#pragma once
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "tokenizer/tokenizer.h"
+
+namespace tinylm {
+
+std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j);
+
+// The tokenizer a training run names in its config (data.tokenizer), built for `corpus`:
+// "char" and "word" take their vocabulary from the corpus; "addition" ignores it.
+// Unknown names are an InputError.
+std::unique_ptr<Tokenizer> tokenizer_for_corpus(const std::string& name, std::string_view corpus);
+
+}  // namespace tinylm

@@ -1,0 +1,71 @@
+// tinylm info --config FILE | --run RUN_DIR | --model HF_DIR | --preset NAME
+//             [--batch B] [--seq T] [--json]
+// A model's parameter table, FLOPs and training memory, computed from its config alone
+// (see report/model_info.h); no weights are loaded.
+#include <cstdio>
+
+#include "cli/cli_util.h"
+#include "model/hf_gpt2.h"
+#include "report/model_info.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace tinylm::cli {
+
+namespace {
+
+GPTConfig hf_config(const std::string& dir) {
+  const std::string path = dir + "/config.json";
+  require(file_exists(path), dir + ": not a model folder (no config.json)");
+  try {
+    return config_from_hf(nlohmann::json::parse(read_file(path)));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+int run_info(int argc, char** argv) {
+  CLI::App app{
+      "Show a model's parameters by component, FLOPs per token and per training "
+      "step, and the memory of a training step (float32, AdamW), all computed from "
+      "its config. Give exactly one of --config, --run, --model, --preset.",
+      "tinylm info"};
+  std::string config_file, run_dir, model_dir, preset;
+  int64_t batch = 1, seq = 0;
+  bool json = false;
+  app.add_option("--config", config_file,
+                 "JSON config: a training config with the model under \"model\", or a bare "
+                 "model object");
+  app.add_option("--run", run_dir, "run folder: reads RUN_DIR/config.json like --config");
+  app.add_option("--model", model_dir, "Hugging Face GPT-2 folder: reads its config.json");
+  app.add_option("--preset", preset, "gpt2-124m, gpt2-355m, gpt2-774m or gpt2-1558m");
+  app.add_option("--batch", batch, "batch size B for FLOPs and memory")->capture_default_str();
+  app.add_option("--seq", seq, "sequence length T (default: the model's block_size)");
+  app.add_flag("--json", json, "print the same report as JSON");
+  if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
+
+  const int sources =
+      !config_file.empty() + !run_dir.empty() + !model_dir.empty() + !preset.empty();
+  require(sources == 1, "give exactly one of --config, --run, --model, --preset");
+  GPTConfig config;
+  if (!config_file.empty())
+    config = report::load_model_config(config_file);
+  else if (!run_dir.empty())
+    config = report::load_model_config(run_dir + "/config.json");
+  else if (!model_dir.empty())
+    config = hf_config(model_dir);
+  else
+    config = GPTConfig::preset(preset);
+
+  const report::ModelInfo info = report::model_info(config, batch, seq ? seq : config.block_size);
+  if (json) {
+    std::printf("%s\n", report::to_json(info).dump(2).c_str());
+  } else {
+    std::printf("%s", report::render_text(info).c_str());
+  }
+  return 0;
+}
+
+}  // namespace tinylm::cli

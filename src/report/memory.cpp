@@ -1,0 +1,78 @@
+#include "report/memory.h"
+
+#include "report/flops.h"
+#include "report/param_table.h"
+
+namespace tinylm::report {
+
+MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool training) {
+  c.validate();
+  check_batch_shape(c, B, T);
+  const int64_t V = c.vocab_size, C = c.d_model, L = c.n_layer, F = c.ffn_hidden();
+  const int64_t H = c.n_head, BT = B * T, BTC = B * T * C, BTF = B * T * F;
+  const bool drop = training && c.dropout > 0.0f;
+  const bool attn_drop = training && c.attention_dropout() > 0.0f;
+
+  MemoryEstimate m;
+  m.batch = B, m.seq = T, m.training = training;
+  auto add = [&](MemorySection s, std::string name, std::string shape, int64_t elems,
+                 int64_t copies = 1) {
+    m.rows.push_back({s, std::move(name), std::move(shape), elems, copies});
+  };
+  using S = MemorySection;
+
+  const int64_t N = param_table(c).total;
+  add(S::Weights, "parameters", "N", N);
+  add(S::Weights, "gradients", "N", N);
+  add(S::Weights, "AdamW moments m, v", "2 x N", 2 * N);
+  if (c.position == PositionEncoding::Sinusoidal)
+    add(S::Weights, "sinusoidal position table", "[block_size, C]", c.block_size * C);
+
+  // Forward: embeddings.
+  add(S::Forward, "token ids (int32, kept by wte)", "[B, T]", BT);
+  add(S::Forward, "wte output, x0 = tok + pos", "2 x [B, T, C]", 2 * BTC);
+  add(S::Forward, "wpe output", "[T, C]", T * C);
+  if (drop) add(S::Forward, "embedding dropout mask, output", "2 x [B, T, C]", 2 * BTC);
+  // Forward: per block.
+  add(S::Forward, "block: ln_1 output, mean, rstd", "[B, T, C] + 2 x [B, T]", BTC + 2 * BT, L);
+  add(S::Forward, "block: attn.c_attn output qkv", "[B, T, 3C]", 3 * BTC, L);
+  add(S::Forward, "block: q, k, v, y split by head", "4 x [B, H, T, dh]", 4 * BTC, L);
+  add(S::Forward, "block: attention weights att", "[B, H, T, T]", B * H * T * T, L);
+  if (attn_drop) add(S::Forward, "block: attention dropout mask", "[B, H, T, T]", B * H * T * T, L);
+  add(S::Forward, "block: merged heads, attn.c_proj output", "2 x [B, T, C]", 2 * BTC, L);
+  add(S::Forward, "block: ln_2 output, mean, rstd", "[B, T, C] + 2 x [B, T]", BTC + 2 * BT, L);
+  add(S::Forward, "block: mlp.c_fc output, activation", "2 x [B, T, F]", 2 * BTF, L);
+  add(S::Forward, "block: mlp.c_proj output", "[B, T, C]", BTC, L);
+  add(S::Forward, "block: residual sums", "2 x [B, T, C]", 2 * BTC, L);
+  if (drop) add(S::Forward, "block: residual dropout masks, outputs", "4 x [B, T, C]", 4 * BTC, L);
+  // Forward: final norm, head, loss.
+  add(S::Forward, "ln_f output, mean, rstd", "[B, T, C] + 2 x [B, T]", BTC + 2 * BT);
+  add(S::Forward, "logits, dlogits (forward_loss)", "2 x [B, T, V]", 2 * BT * V);
+
+  // Backward buffers the modules keep between steps.
+  add(S::Backward, "head dxf, ln_f dx", "2 x [B, T, C]", 2 * BTC);
+  add(S::Backward, "block: ln_1 dx, ln_2 dx", "2 x [B, T, C]", 2 * BTC, L);
+  add(S::Backward, "block: attn.c_proj dx, attn.c_attn dx", "2 x [B, T, C]", 2 * BTC, L);
+  add(S::Backward, "block: mlp.c_proj dx, d(pre-activation)", "2 x [B, T, F]", 2 * BTF, L);
+  add(S::Backward, "block: mlp.c_fc dx", "[B, T, C]", BTC, L);
+  add(S::Backward, "block: dh, dx (residual stream)", "2 x [B, T, C]", 2 * BTC, L);
+  if (drop) add(S::Backward, "block: residual dropout dx", "2 x [B, T, C]", 2 * BTC, L);
+  if (drop) add(S::Backward, "embedding dropout dx", "[B, T, C]", BTC);
+  add(S::Backward, "dpos (batch sum)", "[T, C]", T * C);
+
+  // Temporaries of MultiHeadAttention::backward, one block at a time.
+  add(S::Transient, "attention backward: dy, dq, dk, dv, dqkv", "4 x [B, H, T, dh] + [B, T, 3C]",
+      7 * BTC);
+
+  m.parameters = m.gradients = 4 * N;
+  m.optimizer = 2 * 4 * N;
+  m.buffers = c.position == PositionEncoding::Sinusoidal ? 4 * c.block_size * C : 0;
+  for (const auto& row : m.rows) {
+    if (row.section == S::Forward) m.forward += row.bytes();
+    if (row.section == S::Backward) m.backward += row.bytes();
+    if (row.section == S::Transient) m.transient += row.bytes();
+  }
+  return m;
+}
+
+}  // namespace tinylm::report

@@ -4,6 +4,9 @@ namespace tinylm::cli {
 
 // Each verb is defined in its own verb_<name>.cpp.
 int run_attention(int argc, char** argv);
+int run_eval(int argc, char** argv);
+int run_sample(int argc, char** argv);
+int run_train(int argc, char** argv);
 int run_generate(int argc, char** argv);
 int run_verify(int argc, char** argv);
 int run_tokenize(int argc, char** argv);
@@ -11,6 +14,9 @@ int run_info(int argc, char** argv);
 
 const std::vector<Verb>& verbs() {
   static const std::vector<Verb> list = {
+      {"train", "train a model from a JSON config (configs/*.json)", run_train},
+      {"sample", "generate text from a trained run", run_sample},
+      {"eval", "loss / bpc / perplexity of a run on a text, or addition accuracy", run_eval},
       {"attention", "scaled dot-product attention step by step (--example)", run_attention},
       {"generate", "generate tokens from a GPT-2 style model folder", run_generate},
       {"verify", "check a model folder against its reference outputs", run_verify},

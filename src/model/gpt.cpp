@@ -98,9 +98,15 @@ double GPT::forward_loss(const int32_t* ids, const int32_t* targets, int64_t B, 
                             config_.vocab_size);
 }
 
-void GPT::backward() {
+void GPT::backward(float loss_scale) {
   require(dlogits_.defined() && logits_.defined(), "GPT::backward before forward_loss");
   const int64_t B = B_, T = T_, C = config_.d_model, V = config_.vocab_size;
+  if (loss_scale != 1.0f) {
+    float* d = dlogits_.data();
+    const int64_t n = dlogits_.numel();
+#pragma omp parallel for simd schedule(static)
+    for (int64_t i = 0; i < n; ++i) d[i] *= loss_scale;
+  }
 
   dxf_.ensure_shape({B, T, C});
   ops::linear_backward(dlogits_.data(), xf_.data(), head_weight().value.data(), dxf_.data(),

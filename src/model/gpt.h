@@ -43,7 +43,8 @@ class GPT {
                       const nn::Context& ctx = {});
 
   // Backpropagates the loss of the last forward_loss, accumulating into every .grad.
-  void backward();
+  // loss_scale multiplies the loss first (1/k when accumulating k micro-batches).
+  void backward(float loss_scale = 1.0f);
   void zero_grad();
 
   ParameterList parameters();

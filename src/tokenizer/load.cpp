@@ -1,9 +1,11 @@
 #include "tokenizer/load.h"
 
 #include "tokenizer/addition_tokenizer.h"
+#include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/char_tokenizer.h"
 #include "tokenizer/word_tokenizer.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace tinylm {
 
@@ -16,10 +18,14 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j) {
   if (kind == "addition") {
     return std::make_unique<AdditionTokenizer>(AdditionTokenizer::from_json(j));
   }
-  // ---- GPT-2 / trained byte-level BPE (kind "gpt2" and "bpe") -------------------------
-  // To be added by the BPE tokenizer (tokenizer/bpe_tokenizer.h), e.g.
-  //   if (kind == "gpt2" || kind == "bpe") return BpeTokenizer::from_json(j);
-  // ----------------------------------------------------------------------------------------
+  if (kind == "gpt2" || kind == "bpe") {  // {"kind": "gpt2"} or {"kind": ..., "dir": ...}
+    if (j.contains("dir")) {
+      require(j["dir"].is_string(), "tokenizer JSON: \"dir\" must be a string");
+      return std::make_unique<BpeTokenizer>(j["dir"].get<std::string>(), kind);
+    }
+    require(kind == "gpt2", "tokenizer JSON: a \"bpe\" tokenizer needs its \"dir\"");
+    return std::make_unique<BpeTokenizer>();
+  }
   throw InputError("tokenizer JSON: unknown kind \"" + kind +
                    "\" (expected char, word, addition, gpt2 or bpe)");
 }
@@ -28,11 +34,13 @@ std::unique_ptr<Tokenizer> tokenizer_for_corpus(const std::string& name, std::st
   if (name == "char") return std::make_unique<CharTokenizer>(CharTokenizer::from_corpus(corpus));
   if (name == "word") return std::make_unique<WordTokenizer>(WordTokenizer::from_corpus(corpus));
   if (name == "addition") return std::make_unique<AdditionTokenizer>();
-  // ---- GPT-2 / trained byte-level BPE -----------------------------------------------------
-  // To be added by the BPE tokenizer: "gpt2" (the shipped files) or a folder holding
-  // encoder.json + vocab.bpe, e.g. return std::make_unique<BpeTokenizer>(...).
-  // ----------------------------------------------------------------------------------------
-  throw InputError("unknown tokenizer \"" + name + "\" (expected char, word, addition or gpt2)");
+  if (name == "gpt2") return std::make_unique<BpeTokenizer>();
+  // A folder with encoder.json + vocab.bpe (e.g. written by a BPE trainer).
+  if (file_exists(name + "/encoder.json") && file_exists(name + "/vocab.bpe"))
+    return std::make_unique<BpeTokenizer>(name, "bpe");
+  throw InputError("unknown tokenizer \"" + name +
+                   "\" (expected char, word, addition, gpt2, or a folder with encoder.json + "
+                   "vocab.bpe)");
 }
 
 }  // namespace tinylm

@@ -3,7 +3,8 @@
 //   tokenizer_from_json({"kind": "char", ...})  -> CharTokenizer      (char_tokenizer.h)
 //   tokenizer_from_json({"kind": "word", ...})  -> WordTokenizer      (word_tokenizer.h)
 //   tokenizer_from_json({"kind": "addition"})   -> AdditionTokenizer  (addition_tokenizer.h)
-//   "gpt2" / "bpe": see the marked place in load.cpp
+//   tokenizer_from_json({"kind": "gpt2"})       -> BpeTokenizer (the shipped GPT-2 files)
+//   tokenizer_from_json({"kind": "bpe", "dir": D}) -> BpeTokenizer (D/encoder.json, vocab.bpe)
 // Every tokenizer's to_json() is accepted by tokenizer_from_json. An unknown or missing
 // "kind" is an InputError naming it.
 #pragma once

@@ -1,0 +1,58 @@
+// tinylm eval --run RUN_DIR [--data FILE] [--task addition --n 1000]
+#include <cstdio>
+
+#include "cli/cli_util.h"
+#include "data/corpus.h"
+#include "data/split.h"
+#include "train/evaluate.h"
+#include "train/run_model.h"
+#include "util/error.h"
+
+namespace tinylm::cli {
+
+int run_eval(int argc, char** argv) {
+  CLI::App app{"Evaluate a trained run: the mean loss over a whole text (default: the run's "
+               "validation split) with bits per character or perplexity, or the exact-match "
+               "accuracy on held-out addition problems.",
+               "tinylm eval"};
+  std::string run, data, task;
+  int64_t n = 1000, stride = 0, batch = 16;
+  app.add_option("--run", run, "run folder or checkpoint file")->required();
+  app.add_option("--data", data, "text file to evaluate on (default: the run's validation split)");
+  app.add_option("--stride", stride, "window stride in tokens (default: block_size)");
+  app.add_option("--batch", batch, "windows per forward pass")->capture_default_str();
+  app.add_option("--task", task, "'addition': accuracy on held-out problems");
+  app.add_option("--n", n, "number of held-out addition problems")->capture_default_str();
+  if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
+
+  LoadedRun loaded = load_run(run);
+  std::printf("checkpoint %s (step %lld)\n", loaded.checkpoint.c_str(),
+              static_cast<long long>(loaded.step));
+  if (task == "addition" || (task.empty() && loaded.config.data.task == "addition")) {
+    const AdditionEval e = evaluate_addition(*loaded.model, n);
+    std::printf("addition: %lld / %lld held-out problems exactly right: accuracy %.2f%%\n",
+                static_cast<long long>(e.correct), static_cast<long long>(e.total),
+                100.0 * e.accuracy());
+    return 0;
+  }
+  require(task.empty(), "--task: unknown task '" + task + "' (addition)");
+  std::vector<int32_t> ids;
+  std::string what;
+  if (!data.empty()) {
+    ids = loaded.tokenizer->encode(load_corpus(data));
+    what = data;
+  } else {
+    // The run's validation split: the last val_fraction of its corpus.
+    const std::vector<int32_t> all = loaded.tokenizer->encode(load_corpus(loaded.config.data.path));
+    ids = split_tokens(all, loaded.config.model.block_size, loaded.config.data.val_fraction).val;
+    what = loaded.config.data.path + " (validation split)";
+  }
+  const int64_t T = loaded.config.model.block_size;
+  const TextEval e = evaluate_ids(*loaded.model, ids, stride ? stride : T, batch);
+  std::printf("%s: %lld tokens, mean loss %.4f", what.c_str(), static_cast<long long>(e.tokens), e.loss);
+  if (loaded.tokenizer->kind() == "char") std::printf(", %.4f bits per character", e.bpc);
+  std::printf(", perplexity %.3f\n", e.perplexity);
+  return 0;
+}
+
+}  // namespace tinylm::cli

@@ -1,0 +1,35 @@
+// tinylm train --config FILE [--out RUN_DIR] [--resume] [--set key=value ...]
+#include "cli/cli_util.h"
+#include "train/trainer.h"
+#include "util/error.h"
+
+namespace tinylm::cli {
+
+int run_train(int argc, char** argv) {
+  CLI::App app{"Train a GPT on a corpus (or the addition task) from a JSON config. Writes a "
+               "run folder: config.json, tokenizer.json, log.jsonl, last.safetensors, "
+               "best.safetensors. Ctrl-C saves a checkpoint; --resume continues exactly.",
+               "tinylm train"};
+  std::string config_path, out;
+  std::vector<std::string> sets;
+  TrainOptions opts;
+  app.add_option("--config", config_path, "training config (JSON; see configs/)")->required();
+  app.add_option("--out", out, "run folder (default: runs/<config name>)");
+  app.add_flag("--resume", opts.resume, "continue the run in --out from its last checkpoint");
+  app.add_option("--set", sets, "override a config field, e.g. --set train.lr=3e-4 (repeatable)");
+  app.add_option("--stop-after", opts.stop_after,
+                 "stop with a checkpoint after this many steps (continue later with --resume)");
+  app.add_flag("--quiet", opts.quiet, "no progress output");
+  if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
+
+  if (out.empty()) {
+    std::string name = config_path.substr(config_path.find_last_of('/') + 1);
+    if (name.size() > 5 && name.substr(name.size() - 5) == ".json") name.resize(name.size() - 5);
+    out = "runs/" + name;
+  }
+  opts.out_dir = out;
+  const TrainConfig config = TrainConfig::from_json(load_config_json(config_path, sets));
+  return train(config, opts);
+}
+
+}  // namespace tinylm::cli

@@ -1,0 +1,272 @@
+#include "train/trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "generate/generate.h"
+#include "model/gpt.h"
+#include "tensor/threads.h"
+#include "train/adamw.h"
+#include "train/checkpoint.h"
+#include "train/interrupt.h"
+#include "train/progress.h"
+#include "train/schedule.h"
+#include "train/training_data.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace tinylm {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Evaluation batches come from a generator derived from the seed and the step, so that
+// evaluating never disturbs the training stream and a resumed run evaluates the same.
+Rng eval_rng(uint64_t seed, int64_t step) { return Rng(seed * 0x9E3779B97F4A7C15ULL + step + 1); }
+
+double estimate_loss(GPT& model, const TrainingData& data, const std::string& split,
+                     const TrainConfig& c, int64_t step) {
+  Rng rng = eval_rng(c.train.seed ^ (split == "val" ? 0x5555 : 0xAAAA), step);
+  double total = 0;
+  for (int64_t i = 0; i < c.train.eval_iters; ++i) {
+    const Batch b = data.eval_batch(split, c.train.batch_size, c.model.block_size, rng);
+    total += model.forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T);
+  }
+  return total / static_cast<double>(c.train.eval_iters);
+}
+
+// Appends JSON lines to RUN/log.jsonl; on resume, drops lines past the resumed step
+// (they belong to work the checkpoint does not have).
+class RunLog {
+ public:
+  RunLog(const std::string& path, int64_t resume_step) : path_(path) {
+    if (resume_step >= 0 && file_exists(path)) {
+      std::istringstream in(read_file(path));
+      std::string kept, line;
+      while (std::getline(in, line)) {
+        try {
+          if (nlohmann::json::parse(line).value("step", int64_t{0}) <= resume_step) kept += line + "\n";
+        } catch (const nlohmann::json::exception&) {
+          // a torn last line from a killed run: drop it
+        }
+      }
+      write_file_atomic(path, kept);
+    }
+    out_.open(path, resume_step >= 0 ? std::ios::app : std::ios::trunc);
+    require(out_.good(), "cannot write " + path);
+  }
+  void write(const nlohmann::json& j) {
+    out_ << j.dump() << "\n";
+    out_.flush();
+  }
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+};
+
+// Weight decay groups: matrices (and embeddings unless decay_embeddings is false).
+void set_decay_flags(GPT& model, bool decay_embeddings) {
+  for (auto& [name, p] : model.parameters()) {
+    const bool embedding = name == "wte.weight" || name == "wpe.weight";
+    p->decay = p->value.ndim() >= 2 && (decay_embeddings || !embedding);
+  }
+}
+
+std::string sample_text(GPT& model, const Tokenizer& tok, const SampleSettings& s, uint64_t seed) {
+  GenerateOptions opts;
+  opts.max_new_tokens = s.max_new_tokens;
+  opts.sampling.temperature = static_cast<float>(s.temperature);
+  opts.sampling.top_k = s.top_k;
+  opts.sampling.top_p = static_cast<float>(s.top_p);
+  opts.stop_id = tok.eot_id();
+  Rng rng(seed);
+  std::vector<int32_t> prompt = tok.encode(s.prompt);
+  if (prompt.empty()) prompt.push_back(0);
+  const std::vector<int32_t> out = generate(model, prompt, opts, rng);
+  return s.prompt + tok.decode(out);
+}
+
+}  // namespace
+
+int train(const TrainConfig& config_in, const TrainOptions& options) {
+  TrainConfig c = config_in;
+  c.validate();
+  require(!options.out_dir.empty(), "no run folder (--out)");
+  const std::string dir = options.out_dir;
+  const std::string last_path = dir + "/last.safetensors", best_path = dir + "/best.safetensors";
+
+  // Nothing already saved is overwritten: a folder with a checkpoint needs --resume.
+  CheckpointState state;
+  nlohmann::json saved_tokenizer;
+  const bool resuming = options.resume;
+  if (resuming) {
+    require(file_exists(last_path), "--resume: no checkpoint " + last_path);
+    state = read_checkpoint_state(last_path);
+    saved_tokenizer = state.tokenizer;
+    const GPTConfig saved_model = GPTConfig::from_json(state.config.at("model"), "model.");
+    if (c.model.vocab_size == 0) c.model.vocab_size = saved_model.vocab_size;
+    require(saved_model.to_json() == c.model.to_json(),
+            last_path + " was trained with a different model config (" +
+                saved_model.to_json().dump() + ")");
+  } else {
+    require(!file_exists(last_path) && !file_exists(best_path),
+            dir + " already holds a checkpoint: pass --resume to continue it, or choose "
+                  "another --out");
+  }
+
+  set_num_threads(static_cast<int>(c.train.threads));
+  TrainingData data(c, resuming ? &saved_tokenizer : nullptr);
+  const int64_t vocab = data.tokenizer().vocab_size();
+  if (c.model.vocab_size == 0) c.model.vocab_size = vocab;
+  require(c.model.vocab_size == vocab, "model.vocab_size is " + std::to_string(c.model.vocab_size) +
+                                           " but the tokenizer has " + std::to_string(vocab) +
+                                           " tokens (leave vocab_size out to take it from the data)");
+  if (data.is_addition())
+    require(c.model.block_size >= 12, "model.block_size must be at least 12 for the addition task");
+  c.model.validate();
+
+  GPT model(c.model);
+  Rng init_rng(c.train.seed);
+  model.init(init_rng);
+  set_decay_flags(model, c.train.decay_embeddings);
+  AdamW opt(model.parameters(),
+            AdamWConfig{static_cast<float>(c.train.lr), static_cast<float>(c.train.beta1),
+                        static_cast<float>(c.train.beta2), static_cast<float>(c.train.eps),
+                        static_cast<float>(c.train.weight_decay)});
+  Rng batch_rng(c.train.seed + 1), dropout_rng(c.train.seed + 2);
+  int64_t step = 0;
+  double best_val = 1e30, last_val = 1e30;
+  if (resuming) {
+    state = load_checkpoint(last_path, model, &opt);
+    step = state.step;
+    batch_rng.set_state(state.batch_rng);
+    dropout_rng.set_state(state.dropout_rng);
+    best_val = state.best_val_loss;
+    last_val = state.val_loss;
+  }
+
+  fs::create_directories(dir);
+  write_file_atomic(dir + "/config.json", c.to_json().dump(2) + "\n");
+  write_file_atomic(dir + "/tokenizer.json", data.tokenizer().to_json().dump() + "\n");
+  RunLog log(dir + "/log.jsonl", resuming ? step : -1);
+
+  const auto save = [&](const std::string& path) {
+    CheckpointState s;
+    s.step = step;
+    s.config = c.to_json();
+    s.tokenizer = data.tokenizer().to_json();
+    s.batch_rng = batch_rng.state();
+    s.dropout_rng = dropout_rng.state();
+    s.best_val_loss = best_val;
+    s.val_loss = last_val;
+    save_checkpoint(path, model, &opt, s);
+  };
+
+  const LrSchedule schedule{c.train.lr, c.train.min_lr, c.train.warmup_steps,
+                            c.train.lr_decay_steps < 0 ? c.train.max_steps : c.train.lr_decay_steps};
+  Progress progress(c.train.max_steps, options.quiet);
+  if (!options.quiet) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "tinylm train: %.2fM parameters, vocab %lld (%s), %s tokens train / %s val, "
+                  "%d threads%s",
+                  model.num_parameters() / 1e6, static_cast<long long>(vocab),
+                  data.tokenizer().kind().c_str(),
+                  data.is_addition() ? "generated" : std::to_string(data.train_tokens()).c_str(),
+                  data.is_addition() ? "held-out" : std::to_string(data.val_tokens()).c_str(),
+                  num_threads(), resuming ? (", resuming at step " + std::to_string(step)).c_str() : "");
+    progress.line(buf);
+  }
+
+  install_interrupt_handler();
+  const int64_t tokens_per_step = c.train.batch_size * c.model.block_size * c.train.grad_accum;
+  const nn::Context train_ctx{true, &dropout_rng};
+  int exit_code = 0;
+  auto window_start = std::chrono::steady_clock::now();
+  int64_t window_steps = 0;
+  while (step < c.train.max_steps) {
+    const double lr = schedule.at(step);
+    model.zero_grad();
+    double loss = 0;
+    for (int64_t micro = 0; micro < c.train.grad_accum; ++micro) {
+      const Batch b = data.train_batch(c.train.batch_size, c.model.block_size, batch_rng);
+      loss += model.forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T, train_ctx) /
+              static_cast<double>(c.train.grad_accum);
+      model.backward(1.0f / static_cast<float>(c.train.grad_accum));
+    }
+    if (!std::isfinite(loss)) {
+      progress.finish();
+      std::fprintf(stderr,
+                   "tinylm train: the loss became %s at step %lld; stopping. %s\n",
+                   std::isnan(loss) ? "NaN" : "infinite", static_cast<long long>(step + 1),
+                   file_exists(last_path) ? ("The last good checkpoint is " + last_path + ".").c_str()
+                                          : "No checkpoint was written.");
+      exit_code = 1;
+      break;
+    }
+    const double grad_norm = c.train.grad_clip > 0
+                                 ? clip_gradients(model.parameters(), c.train.grad_clip)
+                                 : clip_gradients(model.parameters(), 1e30);
+    opt.step(static_cast<float>(lr));
+    ++step;
+    ++window_steps;
+
+    if (step % c.train.log_interval == 0 || step == c.train.max_steps) {
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - window_start).count();
+      const double tps = window_steps * tokens_per_step / std::max(secs, 1e-9);
+      progress.step(step - 1, loss, lr, tps);
+      log.write({{"step", step}, {"loss", loss}, {"lr", lr}, {"grad_norm", grad_norm},
+                 {"tokens_per_s", tps}});
+      window_start = std::chrono::steady_clock::now();
+      window_steps = 0;
+    }
+    if (step % c.train.eval_interval == 0 || step == c.train.max_steps) {
+      const double train_loss = estimate_loss(model, data, "train", c, step);
+      last_val = estimate_loss(model, data, "val", c, step);
+      const std::string m = data.metric_name();
+      nlohmann::json entry = {{"step", step}, {"train_loss", train_loss}, {"val_loss", last_val}};
+      entry["train_" + m] = data.metric(train_loss);
+      entry["val_" + m] = data.metric(last_val);
+      log.write(entry);
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "step %lld: train loss %.4f, val loss %.4f (val %s %.4f)",
+                    static_cast<long long>(step), train_loss, last_val, m.c_str(),
+                    data.metric(last_val));
+      progress.line(buf);
+      if (last_val < best_val) {
+        best_val = last_val;
+        save(best_path);
+      }
+    }
+    const bool interrupted = interrupt_requested();
+    const bool stop_here = options.stop_after >= 0 && step >= options.stop_after;
+    if (step % c.train.checkpoint_interval == 0 || step == c.train.max_steps || interrupted ||
+        stop_here) {
+      save(last_path);
+    }
+    if (interrupted) {
+      progress.line("interrupted at step " + std::to_string(step) + ": checkpoint saved to " +
+                    last_path + " (continue with --resume)");
+      exit_code = 130;
+      break;
+    }
+    if (stop_here) break;
+  }
+  restore_default_interrupt();
+  progress.finish();
+
+  if (exit_code == 0 && step == c.train.max_steps && c.sample.max_new_tokens > 0 && !options.quiet) {
+    std::printf("--- sample (temperature %.2f, top-k %lld) ---\n%s\n---\n", c.sample.temperature,
+                static_cast<long long>(c.sample.top_k),
+                sample_text(model, data.tokenizer(), c.sample, c.train.seed).c_str());
+  }
+  return exit_code;
+}
+
+}  // namespace tinylm

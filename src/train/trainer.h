@@ -1,0 +1,33 @@
+// The training loop of `tinylm train`: batches -> forward/backward (with gradient
+// accumulation) -> clipping -> AdamW at the scheduled learning rate, with periodic
+// evaluation, logging (log.jsonl), checkpoints and a final sample.
+//
+// A run folder holds:
+//   config.json        the full TrainConfig (vocab_size filled in)
+//   tokenizer.json     the tokenizer (also inside every checkpoint)
+//   log.jsonl          one JSON object per logged step / evaluation
+//   last.safetensors   the latest checkpoint (every checkpoint_interval steps, at the end,
+//                      on Ctrl-C); best.safetensors: the lowest validation loss so far
+// Exactness: with the same config and thread count, N steps in one go and N/2 steps +
+// --resume + N/2 steps give bit-identical weights and losses (batches, dropout and
+// evaluation draw from generators saved in the checkpoint or derived from the step).
+#pragma once
+#include <string>
+
+#include "train/train_config.h"
+
+namespace tinylm {
+
+struct TrainOptions {
+  std::string out_dir;
+  bool resume = false;
+  bool quiet = false;
+  int64_t stop_after = -1;  // stop with a checkpoint once this many steps are done
+};
+
+// Exit codes: 0 finished (or stopped by stop_after), 130 interrupted (checkpoint saved),
+// 1 the loss became NaN or infinite (nothing written over the last good checkpoint).
+// Bad config or data throw InputError before anything is written.
+int train(const TrainConfig& config, const TrainOptions& options);
+
+}  // namespace tinylm

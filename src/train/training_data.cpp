@@ -1,0 +1,60 @@
+#include "train/training_data.h"
+
+#include <cmath>
+
+#include "data/addition.h"
+#include "data/dataset.h"
+#include "data/sampler.h"
+#include "data/split.h"
+#include "tokenizer/load.h"
+#include "util/error.h"
+
+namespace tinylm {
+
+TrainingData::TrainingData(const TrainConfig& config, const nlohmann::json* tokenizer_json) {
+  if (config.data.task == "addition") {
+    addition_ = true;
+    tokenizer_ = tokenizer_for_corpus("addition", "");
+    held_out_ = held_out_problems(num_held_out_problems());
+    return;
+  }
+  TokenDataset ds = load_token_dataset(config.data.path, config.data.tokenizer,
+                                       config.model.block_size, config.data.val_fraction);
+  if (tokenizer_json) {
+    // Keep the saved vocabulary: ids must mean what they meant when the run started.
+    tokenizer_ = tokenizer_from_json(*tokenizer_json);
+    require(tokenizer_->to_json() == ds.tokenizer->to_json(),
+            config.data.path + ": the corpus gives a different vocabulary than the run's "
+                               "checkpoint (was the corpus changed?)");
+  } else {
+    tokenizer_ = std::move(ds.tokenizer);
+  }
+  train_ = std::move(ds.train);
+  val_ = std::move(ds.val);
+}
+
+Batch TrainingData::train_batch(int64_t B, int64_t T, Rng& rng) const {
+  if (addition_) return addition_training_batch(B, rng);
+  return sample_batch(train_, B, T, rng);
+}
+
+Batch TrainingData::eval_batch(const std::string& split, int64_t B, int64_t T, Rng& rng) const {
+  if (addition_) {
+    if (split == "train") return addition_training_batch(B, rng);
+    // B held-out problems at a random place in the fixed held-out list.
+    std::vector<AdditionProblem> pick;
+    for (int64_t i = 0; i < B; ++i) pick.push_back(held_out_[rng.below(held_out_.size())]);
+    return addition_batch(pick);
+  }
+  return sample_batch(split == "train" ? train_ : val_, B, T, rng);
+}
+
+std::string TrainingData::metric_name() const {
+  return tokenizer_->kind() == "char" ? "bpc" : "ppl";
+}
+
+double TrainingData::metric(double loss) const {
+  return tokenizer_->kind() == "char" ? loss / std::log(2.0) : std::exp(loss);
+}
+
+}  // namespace tinylm

@@ -1,0 +1,42 @@
+// Where a training run's batches come from: a tokenized corpus (random windows of the
+// train split; evaluation on either split) or the generated addition task (training
+// problems; evaluation on held-out problems that training never sees).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/addition.h"
+#include "data/batch.h"
+#include "tokenizer/tokenizer.h"
+#include "train/train_config.h"
+#include "util/rng.h"
+
+namespace tinylm {
+
+class TrainingData {
+ public:
+  // Loads the corpus named by config.data (or sets up the task). If `tokenizer_json` is
+  // not null (a resumed run), that tokenizer is used instead of building one.
+  TrainingData(const TrainConfig& config, const nlohmann::json* tokenizer_json);
+
+  Batch train_batch(int64_t B, int64_t T, Rng& rng) const;
+  // split: "train" or "val".
+  Batch eval_batch(const std::string& split, int64_t B, int64_t T, Rng& rng) const;
+
+  const Tokenizer& tokenizer() const { return *tokenizer_; }
+  bool is_addition() const { return addition_; }
+  // "bpc" for character-level text (loss / ln 2), else "ppl" (exp(loss)).
+  std::string metric_name() const;
+  double metric(double loss) const;
+  int64_t train_tokens() const { return static_cast<int64_t>(train_.size()); }
+  int64_t val_tokens() const { return static_cast<int64_t>(val_.size()); }
+
+ private:
+  std::unique_ptr<Tokenizer> tokenizer_;
+  std::vector<int32_t> train_, val_;
+  bool addition_ = false;
+  std::vector<AdditionProblem> held_out_;  // addition: the problems evaluation draws from
+};
+
+}  // namespace tinylm

@@ -1,10 +1,12 @@
-// tinylm generate --model HF_DIR --prompt-ids 1,2,3 --max-new-tokens N [--greedy] ...
+// tinylm generate --model HF_DIR (--prompt TEXT | --prompt-ids 1,2,3) --max-new-tokens N
+//   [--greedy] [--print-ids] ...: GPT-2 models speak GPT-2's BPE (tokenizer/bpe_tokenizer.h).
 #include <cstdio>
 #include <sstream>
 
 #include "cli/cli_util.h"
 #include "generate/generate.h"
 #include "model/hf_gpt2.h"
+#include "tokenizer/bpe_tokenizer.h"
 #include "util/error.h"
 
 namespace tinylm::cli {
@@ -35,32 +37,45 @@ int run_generate(int argc, char** argv) {
   CLI::App app{"Generate tokens from a GPT-2 style model folder (Hugging Face layout: "
                "config.json + model.safetensors).",
                "tinylm generate"};
-  std::string model_dir, prompt_ids;
+  std::string model_dir, prompt_ids, prompt_text, vocab_dir = default_gpt2_dir();
   GenerateOptions opts;
   uint64_t seed = 1337;
   bool print_ids = false;
   app.add_option("--model", model_dir, "model folder (config.json + model.safetensors)")->required();
-  app.add_option("--prompt-ids", prompt_ids, "prompt as comma-separated token ids")->required();
+  auto* text_opt = app.add_option("--prompt", prompt_text, "prompt text (GPT-2 BPE)");
+  app.add_option("--prompt-ids", prompt_ids, "prompt as comma-separated token ids")->excludes(text_opt);
+  app.add_option("--vocab-dir", vocab_dir, "folder with encoder.json + vocab.bpe")->capture_default_str();
   app.add_option("--max-new-tokens", opts.max_new_tokens, "tokens to generate")->capture_default_str();
   app.add_flag("--greedy", opts.sampling.greedy, "argmax at every step");
   app.add_option("--temperature", opts.sampling.temperature, "softmax temperature")->capture_default_str();
   app.add_option("--top-k", opts.sampling.top_k, "keep the k most likely tokens (0: all)")->capture_default_str();
   app.add_option("--top-p", opts.sampling.top_p, "nucleus sampling threshold")->capture_default_str();
   app.add_option("--seed", seed, "random seed for sampling")->capture_default_str();
-  app.add_flag("--print-ids", print_ids, "print the generated ids, comma-separated, on one line");
+  app.add_flag("--print-ids", print_ids, "also print the generated ids, comma-separated, on one line");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
   validate(opts.sampling);
   require(opts.max_new_tokens >= 0, "--max-new-tokens must be >= 0");
+  require(!prompt_text.empty() || !prompt_ids.empty(), "give --prompt TEXT or --prompt-ids IDS");
   auto model = load_hf_gpt2(model_dir);
-  const std::vector<int32_t> prompt = parse_ids(prompt_ids);
+  std::unique_ptr<BpeTokenizer> tok;
+  if (!prompt_text.empty() || model->config().vocab_size == 50257)
+    tok = std::make_unique<BpeTokenizer>(vocab_dir);
+  const std::vector<int32_t> prompt = prompt_text.empty() ? parse_ids(prompt_ids) : tok->encode(prompt_text);
   for (int32_t id : prompt)
     require(id < model->config().vocab_size,
             "--prompt-ids: id " + std::to_string(id) + " is outside the vocabulary (" +
                 std::to_string(model->config().vocab_size) + " tokens)");
+  if (tok) opts.stop_id = -1;  // GPT-2 generation goes on past <|endoftext|> unless asked
   Rng rng(seed);
   const std::vector<int32_t> out = generate(*model, prompt, opts, rng);
-  {  // ids are the only output until a tokenizer is attached (--print-ids is implied)
+  if (tok && tok->vocab_size() == model->config().vocab_size) {
+    const std::string text = tok->decode(out);
+    std::printf("%s%s\n", prompt_text.empty() ? "" : prompt_text.c_str(), text.c_str());
+  } else {
+    print_ids = true;  // no tokenizer for this vocabulary: ids are the output
+  }
+  if (print_ids) {
     for (size_t i = 0; i < out.size(); ++i) std::printf("%s%d", i ? "," : "", out[i]);
     std::printf("\n");
   }

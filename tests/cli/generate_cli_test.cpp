@@ -1,0 +1,56 @@
+// tinylm generate and verify on the Hugging Face fixtures.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_util.h"
+
+namespace tinylm::testing {
+namespace {
+
+std::string reference_ids(const std::string& fixture) {
+  const auto j = nlohmann::json::parse(read_file(std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/" +
+                                                 fixture + "/reference.json"));
+  std::string ids;
+  for (const auto& id : j["greedy"]["output_ids"]) ids += (ids.empty() ? "" : ",") + std::to_string(id.get<int>());
+  return ids;
+}
+
+TEST(GenerateCli, TextPromptGivesTheReferenceContinuation) {
+  auto r = run_tinylm(
+      "generate --model tests/fixtures/gpt2-tiny --prompt 'Hello, I am a tiny language model,' "
+      "--max-new-tokens 24 --greedy --print-ids");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("Hello, I am a tiny language model,", 0), 0u) << r.output;
+  EXPECT_NE(r.output.find("\n" + reference_ids("gpt2-tiny") + "\n"), std::string::npos) << r.output;
+
+  auto ids = run_tinylm("generate --model tests/fixtures/gpt2-tiny --prompt-ids "
+                        "15496,11,314,716,257,7009,3303,2746,11 --max-new-tokens 24 --greedy --print-ids");
+  EXPECT_NE(ids.output.find(reference_ids("gpt2-tiny")), std::string::npos) << ids.output;
+}
+
+TEST(GenerateCli, BadPromptsAreInputErrors) {
+  EXPECT_EQ(run_tinylm("generate --model tests/fixtures/gpt2-tiny --prompt-ids 1,x,3").code, 2);
+  EXPECT_EQ(run_tinylm("generate --model tests/fixtures/gpt2-tiny --prompt-ids 99999999").code, 2);
+  EXPECT_EQ(run_tinylm("generate --model /nonexistent --prompt-ids 1").code, 2);
+}
+
+TEST(VerifyCli, PassesOnTheFixturesAndPrintsEachCheck) {
+  auto r = run_tinylm("verify tests/fixtures/gpt2-micro");
+  EXPECT_EQ(r.code, 0) << r.output;
+  for (const char* check : {"logits", "loss", "grad", "adamw.params", "greedy"})
+    EXPECT_NE(r.output.find(check), std::string::npos) << check;
+  EXPECT_EQ(run_tinylm("verify tests/fixtures/gpt2-tiny").code, 0);
+  EXPECT_EQ(run_tinylm("verify /nonexistent").code, 2);
+}
+
+TEST(AttentionCli, WorkedExamplePrintsBothCases) {
+  auto r = run_tinylm("attention --example");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("no mask"), std::string::npos);
+  EXPECT_NE(r.output.find("causal"), std::string::npos);
+  EXPECT_NE(r.output.find("1.0000   0.0000   0.0000"), std::string::npos) << r.output;  // first causal row
+}
+
+}  // namespace
+}  // namespace tinylm::testing

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Runs the training-step benchmark for tinylm and PyTorch side by side, for the two
-# configs of the README's speed table. Usage: bench/run.sh [build-dir]
+# `make bench`: tinylm beside its peers, in one command.
+#   1. one training step (forward + backward + AdamW) for the README's two configs,
+#      tinylm and PyTorch (Debian's python3-torch), same shapes, 2 threads each;
+#   2. GPT-2 BPE encoding speed, tinylm and npm tiktoken (bench/bpe.sh).
+# Usage: bench/run.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -10,9 +13,11 @@ PY=/usr/bin/python3   # Debian's python3-torch lives here
 
 run() {  # name, then the shape flags
   local name=$1; shift
-  echo "== $name: $*"
+  echo "== training step, $name"
   "$BUILD/train_step" "$@"
   "$PY" bench/train_step_torch.py "$@"
 }
-run "0.8M (4L 4H d128 T64 B12 V65)" --layers 4 --heads 4 --d-model 128 --block 64 --batch 12 --vocab 65 --steps 20
+run "0.8M (4L 4H d128 T64 B12 V65)" --layers 4 --heads 4 --d-model 128 --block 64 --batch 12 --vocab 65 --steps 30 --warmup 3
 run "10.65M (6L 6H d384 T256 B64 V65)" --layers 6 --heads 6 --d-model 384 --block 256 --batch 64 --vocab 65 --steps 3 --warmup 1
+echo "== GPT-2 BPE encoding"
+bash bench/bpe.sh "$BUILD"

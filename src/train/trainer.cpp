@@ -9,6 +9,7 @@
 
 #include "generate/generate.h"
 #include "model/gpt.h"
+#include "report/text_table.h"
 #include "tensor/threads.h"
 #include "train/adamw.h"
 #include "train/checkpoint.h"
@@ -174,9 +175,9 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
   if (!options.quiet) {
     char buf[256];
     std::snprintf(buf, sizeof buf,
-                  "tinylm train: %.2fM parameters, vocab %lld (%s), %s tokens train / %s val, "
+                  "tinylm train: %s parameters, vocab %lld (%s), %s tokens train / %s val, "
                   "%d threads%s",
-                  model.num_parameters() / 1e6, static_cast<long long>(vocab),
+                  report::with_commas(model.num_parameters()).c_str(), static_cast<long long>(vocab),
                   data.tokenizer().kind().c_str(),
                   data.is_addition() ? "generated" : std::to_string(data.train_tokens()).c_str(),
                   data.is_addition() ? "held-out" : std::to_string(data.val_tokens()).c_str(),

@@ -6,6 +6,7 @@ namespace tinylm::cli {
 int run_attention(int argc, char** argv);
 int run_eval(int argc, char** argv);
 int run_sample(int argc, char** argv);
+int run_prepare(int argc, char** argv);
 int run_train(int argc, char** argv);
 int run_generate(int argc, char** argv);
 int run_verify(int argc, char** argv);
@@ -16,6 +17,7 @@ const std::vector<Verb>& verbs() {
   static const std::vector<Verb> list = {
       {"train", "train a model from a JSON config (configs/*.json)", run_train},
       {"sample", "generate text from a trained run", run_sample},
+      {"prepare", "tokenise a corpus once into train.bin / val.bin (uint16)", run_prepare},
       {"eval", "loss / bpc / perplexity of a run on a text, or addition accuracy", run_eval},
       {"attention", "scaled dot-product attention step by step (--example)", run_attention},
       {"generate", "generate tokens from a GPT-2 style model folder", run_generate},

@@ -54,3 +54,22 @@ TEST(AttentionCli, WorkedExamplePrintsBothCases) {
 
 }  // namespace
 }  // namespace tinylm::testing
+
+namespace tinylm::testing {
+namespace {
+
+TEST(PrepareCli, WritesUint16TokenFilesThatAddUpToTheCorpus) {
+  const std::string dir = fresh_dir("prepare");
+  auto r = run_tinylm("prepare --tokenizer gpt2 --input data/tinyshakespeare.txt --out " + dir);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto bytes = read_file(dir + "/train.bin").size() + read_file(dir + "/val.bin").size();
+  EXPECT_EQ(bytes, 2u * 338025u);  // the whole corpus, 2 bytes per GPT-2 token
+  const auto meta = nlohmann::json::parse(read_file(dir + "/meta.json"));
+  EXPECT_EQ(meta["tokens"].get<int64_t>(), 338025);
+  EXPECT_EQ(meta["vocab_size"].get<int64_t>(), 50257);
+  EXPECT_EQ(run_tinylm("prepare --input /nonexistent.txt --out " + dir).code, 2);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tinylm::testing

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "common/input_error.h"
 #include "util/error.h"
 
 namespace tinylm::testing {
@@ -35,15 +36,5 @@ class TempDir {
   std::filesystem::path dir_;
 };
 
-// The InputError message of f(), or "" if it does not throw one.
-template <class F>
-std::string input_error(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 }  // namespace tinylm::testing

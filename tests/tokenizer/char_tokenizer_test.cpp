@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "common/input_error.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/utf8.h"
@@ -17,16 +18,7 @@ std::string data_file(const std::string& name) {
   return read_file(std::string(TINYLM_SOURCE_DIR) + "/data/" + name);
 }
 
-// The InputError message of f(), or "" if it does not throw one.
-template <class F>
-std::string input_error(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::input_error;
 
 TEST(CharTokenizer, VocabularyIsSortedUniqueCodePoints) {
   const CharTokenizer tok = CharTokenizer::from_corpus("hello world");

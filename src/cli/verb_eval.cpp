@@ -3,7 +3,7 @@
 
 #include "cli/cli_util.h"
 #include "data/corpus.h"
-#include "data/split.h"
+#include "data/dataset.h"
 #include "train/evaluate.h"
 #include "train/run_model.h"
 #include "util/error.h"
@@ -42,10 +42,11 @@ int run_eval(int argc, char** argv) {
     ids = loaded.tokenizer->encode(load_corpus(data));
     what = data;
   } else {
-    // The run's validation split: the last val_fraction of its corpus.
-    const std::vector<int32_t> all = loaded.tokenizer->encode(load_corpus(loaded.config.data.path));
-    ids = split_tokens(all, loaded.config.model.block_size, loaded.config.data.val_fraction).val;
-    what = loaded.config.data.path + " (validation split)";
+    // The run's validation split: the last val_fraction of its corpus, or val.bin of a
+    // prepared folder.
+    const DataConfig& d = loaded.config.data;
+    ids = load_token_dataset(d.path, d.tokenizer, loaded.config.model.block_size, d.val_fraction).val;
+    what = d.path + " (validation split)";
   }
   const int64_t T = loaded.config.model.block_size;
   const TextEval e = evaluate_ids(*loaded.model, ids, stride ? stride : T, batch);

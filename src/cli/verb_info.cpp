@@ -7,6 +7,8 @@
 #include "cli/cli_util.h"
 #include "model/hf_gpt2.h"
 #include "report/model_info.h"
+#include "train/train_config.h"
+#include "train/training_data.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -22,6 +24,22 @@ GPTConfig hf_config(const std::string& dir) {
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path + ": " + e.what());
   }
+}
+
+// A config file's model. A training config may leave model.vocab_size out (the trainer
+// takes it from the data's tokenizer); then the tokenizer is built here the same way.
+GPTConfig training_config_model(const std::string& path) {
+  nlohmann::json j = load_config_json(path, {});
+  const bool needs_vocab = j.is_object() && j.contains("model") && j["model"].is_object() &&
+                           !j["model"].contains("vocab_size") && !j["model"].contains("preset");
+  if (needs_vocab && j.contains("data")) {
+    const TrainingData data(TrainConfig::from_json(j), nullptr);
+    j["model"]["vocab_size"] = data.tokenizer().vocab_size();
+    std::fprintf(stderr, "note: vocab_size %lld comes from the data's %s tokenizer\n",
+                 static_cast<long long>(data.tokenizer().vocab_size()),
+                 data.tokenizer().kind().c_str());
+  }
+  return report::model_config_from_json(j, path);
 }
 
 }  // namespace
@@ -51,7 +69,7 @@ int run_info(int argc, char** argv) {
   require(sources == 1, "give exactly one of --config, --run, --model, --preset");
   GPTConfig config;
   if (!config_file.empty())
-    config = report::load_model_config(config_file);
+    config = training_config_model(config_file);
   else if (!run_dir.empty())
     config = report::load_model_config(run_dir + "/config.json");
   else if (!model_dir.empty())

@@ -12,6 +12,7 @@ int run_generate(int argc, char** argv);
 int run_verify(int argc, char** argv);
 int run_tokenize(int argc, char** argv);
 int run_info(int argc, char** argv);
+int run_bpe_train(int argc, char** argv);
 
 const std::vector<Verb>& verbs() {
   static const std::vector<Verb> list = {
@@ -23,6 +24,7 @@ const std::vector<Verb>& verbs() {
       {"generate", "generate tokens from a GPT-2 style model folder", run_generate},
       {"verify", "check a model folder against its reference outputs", run_verify},
       {"tokenize", "GPT-2 BPE: encode, decode, count, or --check against tiktoken", run_tokenize},
+      {"bpe-train", "train a byte-level BPE vocabulary on a corpus", run_bpe_train},
       {"info", "parameters, FLOPs and training memory of a model config", run_info},
   };
   return list;

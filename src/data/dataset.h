@@ -4,8 +4,16 @@
 //     = load_corpus(path) (corpus.h) -> tokenizer_for_corpus(name, text) (tokenizer/load.h)
 //       -> encode -> split_tokens(ids, block_size, val_fraction) (split.h)
 // A char or word vocabulary is taken from the whole corpus (both splits), as nanoGPT does.
+// tokenizer "" means "char".
+//
+// path may also be a folder written by `tinylm prepare` (nanoGPT's data/<name>/ layout):
+//   meta.json {"tokenizer": {...}, ...}, train.bin, val.bin (uint16 ids, token_file.h)
+// Then the splits are the two files, val_fraction is not used, and the tokenizer is the
+// one in meta.json; a non-empty `tokenizer` must name the same one (its kind, e.g. "gpt2",
+// or its folder).
 // Errors are InputError (missing / empty / non-UTF-8 corpus, unknown tokenizer, corpus
-// too short for block_size).
+// too short for block_size, a prepared folder with a file missing, an id out of range,
+// or a tokenizer other than the folder's).
 #pragma once
 #include <cstdint>
 #include <memory>

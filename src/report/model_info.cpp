@@ -18,13 +18,17 @@ GPTConfig load_model_config(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path + ": not valid JSON: " + e.what());
   }
+  return model_config_from_json(j, path);
+}
+
+GPTConfig model_config_from_json(const nlohmann::json& j, const std::string& what) {
   try {
     const bool nested = j.is_object() && j.contains("model");
     GPTConfig c = GPTConfig::from_json(nested ? j["model"] : j, "model.");
     c.validate();
     return c;
   } catch (const InputError& e) {
-    throw InputError(path + ": " + e.what());
+    throw InputError(what + ": " + e.what());
   }
 }
 

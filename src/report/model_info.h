@@ -28,5 +28,7 @@ nlohmann::json to_json(const ModelInfo& info);
 // The model config in a JSON file: a training config with the model under "model", or
 // a bare model object. Throws InputError naming the file and the bad field.
 GPTConfig load_model_config(const std::string& path);
+// The same from parsed JSON; `what` names its source in errors.
+GPTConfig model_config_from_json(const nlohmann::json& j, const std::string& what);
 
 }  // namespace tinylm::report

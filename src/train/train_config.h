@@ -5,6 +5,7 @@
 //   {
 //     "model":  { GPTConfig fields (model/config.h); vocab_size comes from the tokenizer },
 //     "data":   { "path": "data/tinyshakespeare.txt", "tokenizer": "char", "val_fraction": 0.1 }
+//               (or "path": a folder from `tinylm prepare`: train.bin, val.bin, meta.json)
 //               or { "task": "addition" },
 //     "train":  { "batch_size", "max_steps", "lr", "min_lr", "warmup_steps", "lr_decay_steps",
 //                 "beta1", "beta2", "eps", "weight_decay", "decay_embeddings", "grad_clip",
@@ -25,8 +26,9 @@
 namespace tinylm {
 
 struct DataConfig {
-  std::string path;                // the corpus (UTF-8 text)
-  std::string tokenizer = "char";  // char | word | gpt2 | a folder with encoder.json + vocab.bpe
+  std::string path;       // the corpus (UTF-8 text), or a folder written by `tinylm prepare`
+  std::string tokenizer;  // char (default) | word | gpt2 | a folder with encoder.json +
+                          // vocab.bpe; a prepared folder brings its own (meta.json)
   double val_fraction = 0.1;       // the last fraction of the corpus is the validation split
   std::string task;                // "addition": generated problems instead of a corpus
 };

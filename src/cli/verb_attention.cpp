@@ -1,13 +1,24 @@
 // tinylm attention --example: the course's worked example of scaled dot-product
 // attention, printed step by step (Q K^T, S = Q K^T / sqrt(d_k), A = softmax(S), Y = A V),
 // without and with the causal mask.
+// tinylm attention --run RUN_DIR | --model HF_DIR --text "..." --out FILE.svg: one
+// forward pass over the text, and every layer's and head's attention weights drawn as
+// a grid of heatmaps (rows = layers, columns = heads). --example --out FILE.svg draws
+// the worked example's A, unmasked beside causal.
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "cli/cli_util.h"
+#include "model/hf_gpt2.h"
 #include "ops/attention.h"
 #include "ops/matmul.h"
+#include "report/figures.h"
+#include "report/svg.h"
+#include "tokenizer/bpe_tokenizer.h"
+#include "train/run_model.h"
 #include "util/error.h"
 
 namespace tinylm::cli {
@@ -23,7 +34,8 @@ void print_matrix(const char* name, const std::vector<float>& m, int rows, int c
   }
 }
 
-void worked_example(bool causal) {
+// Prints the example's steps; returns A = softmax(S) [T, T].
+std::vector<float> worked_example(bool causal) {
   // 3 tokens, d_k = d_v = 2.
   const std::vector<float> Q = {1, 0, 0, 1, 1, 1}, K = {1, 0, 1, 1, 0, 1}, V = {1, 0, 0, 2, 3, 1};
   const int T = 3, d = 2;
@@ -33,8 +45,8 @@ void worked_example(bool causal) {
   for (int i = 0; i < T * T; ++i) s[i] = qk[i] * scale;
   ops::AttentionMask mask;
   mask.causal = causal;
-  ops::attention_forward(Q.data(), K.data(), V.data(), y.data(), att.data(), {1, T, T, d, d},
-                         scale, mask);
+  ops::attention_forward(Q.data(), K.data(), V.data(), y.data(), att.data(), {1, T, T, d, d}, scale,
+                         mask);
   std::printf("\n--- %s ---\n", causal ? "causal mask (token t sees tokens 0..t)" : "no mask");
   print_matrix("Q K^T", qk, T, T);
   if (causal) {
@@ -46,6 +58,29 @@ void worked_example(bool causal) {
   }
   print_matrix("A = softmax(S) (rows sum to 1)", att, T, T);
   print_matrix("Y = A V", y, T, d);
+  return att;
+}
+
+// The attention of every layer for one forward pass over `text` (the last block_size
+// tokens of it), drawn as a heatmap grid.
+std::string model_attention_svg(GPT& model, const Tokenizer& tokenizer, const std::string& text,
+                                const std::string& source) {
+  std::vector<int32_t> ids = tokenizer.encode(text);
+  require(!ids.empty(), "--text encodes to no tokens");
+  const auto block = static_cast<size_t>(model.config().block_size);
+  if (ids.size() > block) {
+    std::fprintf(stderr, "note: the text is %zu tokens; keeping the last %zu (block_size)\n",
+                 ids.size(), block);
+    ids.erase(ids.begin(), ids.end() - static_cast<std::ptrdiff_t>(block));
+  }
+  const auto T = static_cast<int64_t>(ids.size());
+  model.forward(ids.data(), 1, T);
+  std::vector<Tensor> layers;
+  for (auto& block_l : model.h) layers.push_back(block_l.attn.attention());
+  std::vector<std::string> labels;
+  for (int32_t id : ids) labels.push_back(report::visible_token(tokenizer.decode({id})));
+  return report::attention_grid_svg(
+      layers, labels, "attention weights of " + source + " (" + std::to_string(T) + " tokens)");
 }
 
 }  // namespace
@@ -53,14 +88,44 @@ void worked_example(bool causal) {
 int run_attention(int argc, char** argv) {
   CLI::App app{"Show scaled dot-product attention at work.", "tinylm attention"};
   bool example = false;
-  app.add_flag("--example", example,
-               "the worked example: Q=[[1,0],[0,1],[1,1]], K=[[1,0],[1,1],[0,1]], "
-               "V=[[1,0],[0,2],[3,1]], d_k=2, unmasked and causal");
+  std::string run, hf_dir, text, out;
+  auto* ex = app.add_flag("--example", example,
+                          "the worked example: Q=[[1,0],[0,1],[1,1]], K=[[1,0],[1,1],[0,1]], "
+                          "V=[[1,0],[0,2],[3,1]], d_k=2, unmasked and causal");
+  auto* run_opt =
+      app.add_option("--run", run, "a run folder or .safetensors checkpoint")->excludes(ex);
+  app.add_option("--model", hf_dir, "a Hugging Face GPT-2 folder (GPT-2 tokenizer)")
+      ->excludes(ex)
+      ->excludes(run_opt);
+  app.add_option("--text", text, "the text to run through the model (with --run / --model)");
+  app.add_option("--out", out, "write the attention weights as an SVG heatmap grid");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
-  require(example, "nothing to show: pass --example");
-  std::printf("Q = [[1,0],[0,1],[1,1]]   K = [[1,0],[1,1],[0,1]]   V = [[1,0],[0,2],[3,1]]   d_k = 2\n");
-  worked_example(false);
-  worked_example(true);
+  if (!example) {
+    require(!run.empty() || !hf_dir.empty(), "nothing to show: pass --example, --run or --model");
+    require(!text.empty(), "--run / --model need --text");
+    require(!out.empty(), "--run / --model need --out FILE.svg");
+    std::string figure;
+    if (!run.empty()) {
+      LoadedRun loaded = load_run(run);
+      figure = model_attention_svg(*loaded.model, *loaded.tokenizer, text, run);
+    } else {
+      figure = model_attention_svg(*load_hf_gpt2(hf_dir), BpeTokenizer(), text, hf_dir);
+    }
+    svg::write_file(out, figure);
+    std::printf("wrote %s\n", out.c_str());
+    return 0;
+  }
+  std::printf(
+      "Q = [[1,0],[0,1],[1,1]]   K = [[1,0],[1,1],[0,1]]   V = [[1,0],[0,2],[3,1]]   d_k = 2\n");
+  const std::vector<float> unmasked = worked_example(false), causal = worked_example(true);
+  if (!out.empty()) {
+    report::HeatmapOptions opt;
+    opt.title = "worked example: A = softmax(Q K^T / sqrt(2))";
+    opt.scale_label = "attention weight";
+    svg::write_file(out,
+                    report::heatmap_grid_svg({{{"no mask", unmasked}, {"causal mask", causal}}},
+                                             {"token 0", "token 1", "token 2"}, opt));
+  }
   return 0;
 }
 

@@ -13,6 +13,8 @@ int run_verify(int argc, char** argv);
 int run_tokenize(int argc, char** argv);
 int run_info(int argc, char** argv);
 int run_bpe_train(int argc, char** argv);
+int run_plot(int argc, char** argv);
+int run_embeddings(int argc, char** argv);
 
 const std::vector<Verb>& verbs() {
   static const std::vector<Verb> list = {
@@ -26,6 +28,8 @@ const std::vector<Verb>& verbs() {
       {"tokenize", "GPT-2 BPE: encode, decode, count, or --check against tiktoken", run_tokenize},
       {"bpe-train", "train a byte-level BPE vocabulary on a corpus", run_bpe_train},
       {"info", "parameters, FLOPs and training memory of a model config", run_info},
+      {"plot", "training curves of a run (log.jsonl) as SVG", run_plot},
+      {"embeddings", "cosine similarity of embedding rows (wte / wpe) as SVG", run_embeddings},
   };
   return list;
 }

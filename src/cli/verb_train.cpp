@@ -1,4 +1,4 @@
-// tinylm train --config FILE [--out RUN_DIR] [--resume] [--set key=value ...]
+// tinylm train --config FILE [--out RUN_DIR] [--resume] [--preset NAME] [--set key=value ...]
 #include "cli/cli_util.h"
 #include "train/trainer.h"
 #include "util/error.h"
@@ -10,12 +10,16 @@ int run_train(int argc, char** argv) {
                "run folder: config.json, tokenizer.json, log.jsonl, last.safetensors, "
                "best.safetensors. Ctrl-C saves a checkpoint; --resume continues exactly.",
                "tinylm train"};
-  std::string config_path, out;
+  std::string config_path, out, preset;
   std::vector<std::string> sets;
   TrainOptions opts;
   app.add_option("--config", config_path, "training config (JSON; see configs/)")->required();
   app.add_option("--out", out, "run folder (default: runs/<config name>)");
   app.add_flag("--resume", opts.resume, "continue the run in --out from its last checkpoint");
+  app.add_option("--preset", preset,
+                 "use a GPT-2 shape as the model (gpt2-124m, gpt2-355m, gpt2-774m, gpt2-1558m), "
+                 "randomly initialised, in place of the config's model section (keeping its "
+                 "dropout); --set model.x=... still applies");
   app.add_option("--set", sets, "override a config field, e.g. --set train.lr=3e-4 (repeatable)");
   app.add_option("--stop-after", opts.stop_after,
                  "stop with a checkpoint after this many steps (continue later with --resume)");
@@ -28,7 +32,15 @@ int run_train(int argc, char** argv) {
     out = "runs/" + name;
   }
   opts.out_dir = out;
-  const TrainConfig config = TrainConfig::from_json(load_config_json(config_path, sets));
+  nlohmann::json j = load_config_json(config_path, {});
+  if (!preset.empty()) {
+    nlohmann::json model = {{"preset", preset}};
+    if (j.contains("model") && j["model"].is_object() && j["model"].contains("dropout"))
+      model["dropout"] = j["model"]["dropout"];
+    j["model"] = model;
+  }
+  for (const std::string& assignment : sets) apply_override(j, assignment);
+  const TrainConfig config = TrainConfig::from_json(j);
   return train(config, opts);
 }
 

@@ -150,6 +150,17 @@ TEST(TrainCli, BadInputGivesExitCode2AndLosesNothing) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(TrainCli, PresetReplacesTheModelSection) {
+  const std::string dir = fresh_dir("preset");
+  const std::string cfg = tiny_config(dir);
+  // GPT-2's shape has GPT-2's vocabulary, which a char corpus cannot fill.
+  expect_input_error("train --config " + cfg + " --out " + dir + "/r --preset gpt2-124m",
+                     "model.vocab_size is 50257 but the tokenizer has");
+  expect_input_error("train --config " + cfg + " --out " + dir + "/r --preset gpt2-7b", "unknown preset 'gpt2-7b'");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/r/last.safetensors"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(TrainCli, SampleStreamsAPromptLongerThanTheContext) {
   const std::string dir = fresh_dir("sample");
   const std::string cfg = tiny_config(dir);
@@ -168,7 +179,8 @@ TEST(TrainCli, SampleStreamsAPromptLongerThanTheContext) {
 }
 
 TEST(Cli, EveryVerbHasHelp) {
-  for (const char* verb : {"train", "sample", "eval", "generate", "verify", "tokenize", "info", "attention"}) {
+  for (const char* verb : {"train", "sample", "eval", "prepare", "generate", "verify", "tokenize",
+                           "bpe-train", "info", "attention", "plot", "embeddings"}) {
     auto r = run_tinylm(std::string(verb) + " --help");
     EXPECT_EQ(r.code, 0) << verb << "\n" << r.output;
     EXPECT_NE(r.output.find("--"), std::string::npos) << verb;

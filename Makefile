@@ -12,6 +12,7 @@ build: deps
 	@cmake --build $(BUILD) -j $(JOBS)
 
 test: build
+	@bash scripts/install-deps.sh --test
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 demo: build

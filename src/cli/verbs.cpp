@@ -15,6 +15,7 @@ int run_info(int argc, char** argv);
 int run_bpe_train(int argc, char** argv);
 int run_plot(int argc, char** argv);
 int run_embeddings(int argc, char** argv);
+int run_report(int argc, char** argv);
 
 const std::vector<Verb>& verbs() {
   static const std::vector<Verb> list = {
@@ -29,6 +30,7 @@ const std::vector<Verb>& verbs() {
       {"bpe-train", "train a byte-level BPE vocabulary on a corpus", run_bpe_train},
       {"info", "parameters, FLOPs and training memory of a model config", run_info},
       {"plot", "training curves of a run (log.jsonl) as SVG", run_plot},
+      {"report", "write a run's report.html (curves, samples, attention, tables)", run_report},
       {"embeddings", "cosine similarity of embedding rows (wte / wpe) as SVG", run_embeddings},
   };
   return list;

@@ -1,5 +1,6 @@
 #include "train/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +16,8 @@
 #include "train/checkpoint.h"
 #include "train/interrupt.h"
 #include "train/progress.h"
+#include "train/run_report.h"
+#include "train/samples.h"
 #include "train/schedule.h"
 #include "train/training_data.h"
 #include "util/error.h"
@@ -28,6 +31,12 @@ namespace fs = std::filesystem;
 
 // Evaluation batches come from a generator derived from the seed and the step, so that
 // evaluating never disturbs the training stream and a resumed run evaluates the same.
+std::string report_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 Rng eval_rng(uint64_t seed, int64_t step) { return Rng(seed * 0x9E3779B97F4A7C15ULL + step + 1); }
 
 double estimate_loss(GPT& model, const TrainingData& data, const std::string& split,
@@ -77,20 +86,6 @@ void set_decay_flags(GPT& model, bool decay_embeddings) {
     const bool embedding = name == "wte.weight" || name == "wpe.weight";
     p->decay = p->value.ndim() >= 2 && (decay_embeddings || !embedding);
   }
-}
-
-std::string sample_text(GPT& model, const Tokenizer& tok, const SampleSettings& s, uint64_t seed) {
-  GenerateOptions opts;
-  opts.max_new_tokens = s.max_new_tokens;
-  opts.sampling.temperature = static_cast<float>(s.temperature);
-  opts.sampling.top_k = s.top_k;
-  opts.sampling.top_p = static_cast<float>(s.top_p);
-  opts.stop_id = tok.eot_id();
-  Rng rng(seed);
-  std::vector<int32_t> prompt = tok.encode(s.prompt);
-  if (prompt.empty()) prompt.push_back(0);
-  const std::vector<int32_t> out = generate(model, prompt, opts, rng);
-  return s.prompt + tok.decode(out);
 }
 
 }  // namespace
@@ -185,6 +180,10 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
     progress.line(buf);
   }
 
+  const std::vector<int32_t> report_input =
+      data.fixed_input(std::min<int64_t>(c.model.block_size, 32));
+  std::vector<std::pair<std::string, std::string>> samples;  // for report.html, newest first
+
   install_interrupt_handler();
   const int64_t tokens_per_step = c.train.batch_size * c.model.block_size * c.train.grad_accum;
   const nn::Context train_ctx{true, &dropout_rng};
@@ -244,6 +243,22 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
         best_val = last_val;
         save(best_path);
       }
+      // report.html: newest samples first, then the figures (no effect on training:
+      // its own generator, inference-mode forward passes).
+      const std::string caption = "step " + report::with_commas(step);
+      if (data.is_addition()) {
+        samples.insert(samples.begin(), {caption + ": held-out problems, greedy",
+                                         addition_examples(model, 8)});
+      } else if (c.sample.max_new_tokens > 0) {
+        SampleSettings s = c.sample;
+        s.max_new_tokens = std::min<int64_t>(s.max_new_tokens, 300);
+        samples.insert(samples.begin(),
+                       {caption + " (temperature " + report_number(s.temperature) + ", top-k " +
+                            std::to_string(s.top_k) + ")",
+                        sample_text(model, data.tokenizer(), s, c.train.seed + step)});
+      }
+      if (samples.size() > 3) samples.resize(3);
+      write_run_report(model, data.tokenizer(), c, {dir, step, report_input, samples});
     }
     const bool interrupted = interrupt_requested();
     const bool stop_here = options.stop_after >= 0 && step >= options.stop_after;

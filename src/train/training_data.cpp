@@ -1,5 +1,6 @@
 #include "train/training_data.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "data/addition.h"
@@ -47,6 +48,17 @@ Batch TrainingData::eval_batch(const std::string& split, int64_t B, int64_t T, R
     return addition_batch(pick);
   }
   return sample_batch(split == "train" ? train_ : val_, B, T, rng);
+}
+
+std::vector<int32_t> TrainingData::fixed_input(int64_t max_tokens) const {
+  if (addition_) {
+    std::vector<int32_t> seq = addition_sequence(held_out_.front());
+    seq.resize(kAdditionBlockSize);  // the inputs: "aaa+bbb=" and the 4 answer digits
+    return seq;
+  }
+  const std::vector<int32_t>& from = val_.empty() ? train_ : val_;
+  const auto n = std::min<size_t>(from.size(), static_cast<size_t>(std::max<int64_t>(max_tokens, 1)));
+  return {from.begin(), from.begin() + static_cast<std::ptrdiff_t>(n)};
 }
 
 std::string TrainingData::metric_name() const {

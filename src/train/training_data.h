@@ -31,6 +31,10 @@ class TrainingData {
   double metric(double loss) const;
   int64_t train_tokens() const { return static_cast<int64_t>(train_.size()); }
   int64_t val_tokens() const { return static_cast<int64_t>(val_.size()); }
+  // A fixed input for looking inside the model (the run report's attention maps): the
+  // first held-out addition problem with its answer (12 ids), or the first max_tokens
+  // ids of the validation split (of the training split when there is none).
+  std::vector<int32_t> fixed_input(int64_t max_tokens) const;
 
  private:
   std::unique_ptr<Tokenizer> tokenizer_;

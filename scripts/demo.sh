@@ -29,3 +29,6 @@ echo "== two samples (tinylm sample --run $RUN --prompt ROMEO: ...)"
 "$TINYLM" sample --run "$RUN" --prompt "ROMEO:" --max-new-tokens 250 --temperature 0.8 --top-k 200 --seed 1
 echo
 "$TINYLM" sample --run "$RUN" --prompt "JULIET:" --max-new-tokens 250 --temperature 0.8 --top-k 200 --seed 2
+echo
+[[ -f "$RUN/report.html" ]] || "$TINYLM" report --run "$RUN" >/dev/null
+echo "== the run's report (loss curves, samples, attention maps, tables): $RUN/report.html"

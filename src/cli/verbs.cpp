@@ -16,6 +16,7 @@ int run_bpe_train(int argc, char** argv);
 int run_plot(int argc, char** argv);
 int run_embeddings(int argc, char** argv);
 int run_report(int argc, char** argv);
+int run_trace(int argc, char** argv);
 
 const std::vector<Verb>& verbs() {
   static const std::vector<Verb> list = {
@@ -32,6 +33,7 @@ const std::vector<Verb>& verbs() {
       {"plot", "training curves of a run (log.jsonl) as SVG", run_plot},
       {"report", "write a run's report.html (curves, samples, attention, tables)", run_report},
       {"embeddings", "cosine similarity of embedding rows (wte / wpe) as SVG", run_embeddings},
+      {"trace", "walk one input through a model: embeddings, attention, norms", run_trace},
   };
   return list;
 }

@@ -12,7 +12,10 @@ std::string reference_ids(const std::string& fixture) {
   const auto j = nlohmann::json::parse(read_file(std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/" +
                                                  fixture + "/reference.json"));
   std::string ids;
-  for (const auto& id : j["greedy"]["output_ids"]) ids += (ids.empty() ? "" : ",") + std::to_string(id.get<int>());
+  for (const auto& id : j["greedy"]["output_ids"]) {
+    if (!ids.empty()) ids += ',';
+    ids += std::to_string(id.get<int>());
+  }
   return ids;
 }
 

@@ -172,7 +172,7 @@ std::string loss_curve_svg(const LossLog& log) {
                      {"train (evaluation)", log.eval_train, "#1f4e9c", true},
                      {"val (evaluation)", log.eval_val, "#d2461e", true}}});
   if (!log.metric_val.empty())
-    panels.push_back({"validation " + log.metric,
+    panels.push_back({log.metric + " at each evaluation",
                       log.metric,
                       {{"train " + log.metric, log.metric_train, "#1f4e9c", true},
                        {"val " + log.metric, log.metric_val, "#d2461e", true}}});

@@ -20,20 +20,23 @@ int run_trace(int argc, char** argv);
 
 const std::vector<Verb>& verbs() {
   static const std::vector<Verb> list = {
+      // train and use a model
       {"train", "train a model from a JSON config (configs/*.json)", run_train},
       {"sample", "generate text from a trained run", run_sample},
-      {"prepare", "tokenise a corpus once into train.bin / val.bin (uint16)", run_prepare},
       {"eval", "loss / bpc / perplexity of a run on a text, or addition accuracy", run_eval},
-      {"attention", "scaled dot-product attention step by step (--example)", run_attention},
       {"generate", "generate tokens from a GPT-2 style model folder", run_generate},
       {"verify", "check a model folder against its reference outputs", run_verify},
+      // tokenizers and data
       {"tokenize", "GPT-2 BPE: encode, decode, count, or --check against tiktoken", run_tokenize},
       {"bpe-train", "train a byte-level BPE vocabulary on a corpus", run_bpe_train},
+      {"prepare", "tokenise a corpus once into train.bin / val.bin (uint16)", run_prepare},
+      // look inside
       {"info", "parameters, FLOPs and training memory of a model config", run_info},
-      {"plot", "training curves of a run (log.jsonl) as SVG", run_plot},
-      {"report", "write a run's report.html (curves, samples, attention, tables)", run_report},
-      {"embeddings", "cosine similarity of embedding rows (wte / wpe) as SVG", run_embeddings},
+      {"attention", "attention step by step (--example), or heatmaps of a model as SVG", run_attention},
       {"trace", "walk one input through a model: embeddings, attention, norms", run_trace},
+      {"plot", "training curves of a run (log.jsonl) as SVG", run_plot},
+      {"embeddings", "cosine similarity of embedding rows (wte / wpe) as SVG", run_embeddings},
+      {"report", "write a run's report.html (curves, samples, attention, tables)", run_report},
   };
   return list;
 }

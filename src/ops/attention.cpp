@@ -19,6 +19,7 @@
 
 #include "ops/dropout.h"
 #include "ops/matmul.h"
+#include "ops/softmax.h"
 #include "util/error.h"
 
 namespace tinylm::ops {
@@ -51,21 +52,7 @@ void masked_softmax(float* S, const float* additive, bool causal, int64_t Tq, in
 #pragma omp simd
       for (int64_t j = 0; j < end; ++j) r[j] += a[j];
     }
-    float mx = kNegInf;
-#pragma omp simd reduction(max : mx)
-    for (int64_t j = 0; j < end; ++j) mx = std::fmax(mx, r[j]);
-    if (mx == kNegInf) {  // no allowed key: zero weights, not NaN
-      std::fill(r, r + Tk, 0.0f);
-      continue;
-    }
-    float sum = 0.0f;
-    for (int64_t j = 0; j < end; ++j) {
-      r[j] = std::exp(r[j] - mx);
-      sum += r[j];
-    }
-    const float inv = 1.0f / sum;
-#pragma omp simd
-    for (int64_t j = 0; j < end; ++j) r[j] *= inv;
+    softmax_row(r, r, end);
     std::fill(r + end, r + Tk, 0.0f);
   }
 }

@@ -13,25 +13,7 @@ constexpr int64_t kMinParallel = 1 << 14;  // below this many elements, stay ser
 
 void softmax_forward(const float* x, float* y, int64_t N, int64_t D) {
 #pragma omp parallel for schedule(static) if (N > 1 && N * D >= kMinParallel)
-  for (int64_t i = 0; i < N; ++i) {
-    const float* xr = x + i * D;
-    float* yr = y + i * D;
-    float mx = -std::numeric_limits<float>::infinity();
-#pragma omp simd reduction(max : mx)
-    for (int64_t j = 0; j < D; ++j) mx = std::fmax(mx, xr[j]);
-    if (mx == -std::numeric_limits<float>::infinity()) {  // nothing allowed in this row
-      for (int64_t j = 0; j < D; ++j) yr[j] = 0.0f;
-      continue;
-    }
-    float sum = 0.0f;
-    for (int64_t j = 0; j < D; ++j) {
-      yr[j] = std::exp(xr[j] - mx);
-      sum += yr[j];
-    }
-    const float inv = 1.0f / sum;
-#pragma omp simd
-    for (int64_t j = 0; j < D; ++j) yr[j] *= inv;
-  }
+  for (int64_t i = 0; i < N; ++i) softmax_row(x + i * D, y + i * D, D);
 }
 
 void softmax_backward(const float* dy, const float* y, float* dx, int64_t N, int64_t D) {

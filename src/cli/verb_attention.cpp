@@ -12,13 +12,11 @@
 #include <vector>
 
 #include "cli/cli_util.h"
-#include "model/hf_gpt2.h"
+#include "cli/model_source.h"
 #include "ops/attention.h"
 #include "ops/matmul.h"
 #include "report/figures.h"
 #include "report/svg.h"
-#include "tokenizer/bpe_tokenizer.h"
-#include "train/run_model.h"
 #include "util/error.h"
 
 namespace tinylm::cli {
@@ -104,14 +102,8 @@ int run_attention(int argc, char** argv) {
     require(!run.empty() || !hf_dir.empty(), "nothing to show: pass --example, --run or --model");
     require(!text.empty(), "--run / --model need --text");
     require(!out.empty(), "--run / --model need --out FILE.svg");
-    std::string figure;
-    if (!run.empty()) {
-      LoadedRun loaded = load_run(run);
-      figure = model_attention_svg(*loaded.model, *loaded.tokenizer, text, run);
-    } else {
-      figure = model_attention_svg(*load_hf_gpt2(hf_dir), BpeTokenizer(), text, hf_dir);
-    }
-    svg::write_file(out, figure);
+    const ModelSource source = load_model_source(run, hf_dir);
+    svg::write_file(out, model_attention_svg(*source.model, *source.tokenizer, text, source.name));
     std::printf("wrote %s\n", out.c_str());
     return 0;
   }

@@ -9,11 +9,9 @@
 #include <vector>
 
 #include "cli/cli_util.h"
-#include "model/hf_gpt2.h"
+#include "cli/model_source.h"
 #include "report/figures.h"
 #include "report/svg.h"
-#include "tokenizer/bpe_tokenizer.h"
-#include "train/run_model.h"
 #include "util/error.h"
 
 namespace tinylm::cli {
@@ -55,16 +53,9 @@ int run_embeddings(int argc, char** argv) {
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   require(!run.empty() || !hf_dir.empty(), "pass --run RUN_DIR or --model HF_DIR");
 
-  std::unique_ptr<GPT> model;
-  std::unique_ptr<Tokenizer> tokenizer;
-  if (!run.empty()) {
-    LoadedRun loaded = load_run(run);
-    model = std::move(loaded.model);
-    tokenizer = std::move(loaded.tokenizer);
-  } else {
-    model = load_hf_gpt2(hf_dir);
-    tokenizer = std::make_unique<BpeTokenizer>();
-  }
+  const ModelSource source = load_model_source(run, hf_dir);
+  const std::unique_ptr<GPT>& model = source.model;
+  const std::unique_ptr<Tokenizer>& tokenizer = source.tokenizer;
 
   std::vector<int64_t> rows;
   std::vector<std::string> labels;

@@ -16,12 +16,10 @@
 #include <vector>
 
 #include "cli/cli_util.h"
+#include "cli/model_source.h"
 #include "data/addition.h"
-#include "model/hf_gpt2.h"
 #include "report/figures.h"
 #include "report/trace.h"
-#include "tokenizer/bpe_tokenizer.h"
-#include "train/run_model.h"
 #include "util/error.h"
 #include "util/utf8.h"
 
@@ -287,14 +285,9 @@ int run_trace(int argc, char** argv) {
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   require(!run.empty() || !hf_dir.empty(), "nothing to trace: pass --run or --model");
   require(!text.empty(), "--text is empty");
-  if (!run.empty()) {
-    LoadedRun loaded = load_run(run);
-    trace_text(*loaded.model, *loaded.tokenizer, loaded.config.data.task == "addition", text, run,
-               dims, answer, answer_tokens, answer_block);
-  } else {
-    trace_text(*load_hf_gpt2(hf_dir), BpeTokenizer(), false, text, hf_dir, dims, answer,
-               answer_tokens, answer_block);
-  }
+  const ModelSource source = load_model_source(run, hf_dir);
+  trace_text(*source.model, *source.tokenizer, source.addition, text, source.name, dims, answer,
+             answer_tokens, answer_block);
   return 0;
 }
 

@@ -10,7 +10,11 @@ set -euo pipefail
 packages=(g++ cmake make pkg-config libopenblas-openmp-dev nlohmann-json3-dev
           libcli11-dev libgtest-dev libgmock-dev libpcre2-dev)
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(python3 python3-torch python3-numpy libbenchmark-dev nodejs npm)
+  packages+=(python3 python3-torch python3-numpy libbenchmark-dev)
+  # node/npm only when missing: a node installed outside apt makes Debian's npm
+  # package conflict with it ("held broken packages").
+  command -v node >/dev/null 2>&1 || packages+=(nodejs)
+  command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi
 optional=()
 if [[ "${1:-}" == "--test" ]]; then

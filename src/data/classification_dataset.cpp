@@ -52,11 +52,17 @@ std::vector<int32_t> label_ids(const std::vector<LabeledText>& texts,
 }
 
 // Undersamples every class to the size of the smallest: indices kept, in file order.
-std::vector<int64_t> balanced(const std::vector<int32_t>& ids, size_t num_labels, Rng& rng) {
-  std::vector<std::vector<int64_t>> by_class(num_labels);
+std::vector<int64_t> balanced(const std::vector<int32_t>& ids,
+                              const std::vector<std::string>& names, const std::string& path,
+                              Rng& rng) {
+  std::vector<std::vector<int64_t>> by_class(names.size());
   for (size_t i = 0; i < ids.size(); ++i) by_class[ids[i]].push_back(static_cast<int64_t>(i));
   size_t smallest = ids.size();
-  for (const auto& c : by_class) smallest = std::min(smallest, c.size());
+  for (size_t c = 0; c < by_class.size(); ++c) {
+    require(!by_class[c].empty(),
+            path + ": cannot balance: label '" + names[c] + "' has no examples");
+    smallest = std::min(smallest, by_class[c].size());
+  }
   std::vector<int64_t> kept;
   for (auto& c : by_class) {
     if (c.size() > smallest) {
@@ -101,7 +107,7 @@ ClassificationData load_classification_data(const std::string& path, const Token
   Rng rng(o.seed);
   std::vector<int64_t> order(texts.size());
   std::iota(order.begin(), order.end(), 0);
-  if (o.balance) order = balanced(ids, data.labels.size(), rng);
+  if (o.balance) order = balanced(ids, data.labels, path, rng);
   data.class_counts.assign(data.labels.size(), 0);
   for (int64_t i : order) ++data.class_counts[ids[i]];
   shuffle(order, rng);

@@ -73,8 +73,9 @@ struct ClassificationBatch {
 
 // Reads, balances, splits and encodes a data file. Errors: InputError (see
 // labeled_texts.h; also "FILE:LINE: unknown label 'x' (expected one of ...)", fewer than
-// two distinct labels, fractions outside [0, 1] or summing above 1, a split that comes
-// out empty, a tokenizer without <|endoftext|> and no pad_id).
+// two distinct labels, balancing with a label that has no example, fractions outside
+// [0, 1] or summing above 1, an empty training split, a tokenizer without <|endoftext|>
+// and no pad_id).
 ClassificationData load_classification_data(const std::string& path, const Tokenizer& tokenizer,
                                             const ClassificationOptions& options);
 

@@ -228,6 +228,11 @@ TEST(ClassificationData, BalancingGivenLabelsAndMaxLengthTruncation) {
               load_classification_data(path, x_tokenizer(), o);
             }).find(path + ":4: unknown label 'b' (expected one of a)"),
             std::string::npos);
+  o.labels = {"a", "b", "c"};
+  EXPECT_NE(input_error([&] {
+              load_classification_data(path, x_tokenizer(), o);
+            }).find("cannot balance: label 'c' has no examples"),
+            std::string::npos);
   o.labels = {"a", "b", "a"};
   EXPECT_NE(input_error([&] {
               load_classification_data(path, x_tokenizer(), o);

@@ -95,6 +95,7 @@ ClassificationData load_classification_data(const std::string& path, const Token
           "split fractions: train must be in (0, 1], val in [0, 1), train + val <= 1 (got " +
               std::to_string(o.train_fraction) + " and " + std::to_string(o.val_fraction) + ")");
   require(o.max_length >= 0, "max_length must be >= 0 (0 = the longest training text)");
+  require(o.context_length >= 0, "context_length must be >= 0 (0 = no limit)");
   ClassificationData data;
   data.pad_id = o.pad_id >= 0 ? o.pad_id : tokenizer.eot_id();
   require(data.pad_id >= 0 && data.pad_id < tokenizer.vocab_size(),
@@ -127,6 +128,7 @@ ClassificationData load_classification_data(const std::string& path, const Token
     if (k < n_train) longest_train = std::max(longest_train, len);
   }
   data.max_length = o.max_length > 0 ? o.max_length : longest_train;
+  if (o.context_length > 0) data.max_length = std::min(data.max_length, o.context_length);
 
   const auto fill = [&](ClassificationSet& set, int64_t begin, int64_t end) {
     set.T = data.max_length;

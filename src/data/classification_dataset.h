@@ -10,7 +10,8 @@
 //      n_val = floor(n * val_fraction), test = the rest (the course: 1,494 -> 1,045 /
 //      149 / 300)
 //   -> tokenise each text with the given tokenizer (Tokenizer::encode)
-//   -> length T = max_length if > 0, else the longest training text; every split is
+//   -> length T = max_length if > 0, else the longest training text, and at most
+//      context_length when that is > 0 (the model's block size); every split is
 //      padded with pad_id on the right to T, and texts longer than T are cut to their
 //      first T tokens. The number cut per split is kept, and said once on stderr.
 // Shuffle and choice use tinylm's Rng (util/rng.h), so the subsets are not pandas'
@@ -34,9 +35,10 @@ struct ClassificationOptions {
   double train_fraction = 0.7;
   double val_fraction = 0.1;  // test = what is left
   uint64_t seed = 123;
-  int64_t max_length = 0;  // 0 = the longest training text
-  int32_t pad_id = -1;     // -1 = the tokenizer's <|endoftext|> (50256 for GPT-2)
-  bool quiet = false;      // do not print the truncation note
+  int64_t max_length = 0;      // 0 = the longest training text
+  int64_t context_length = 0;  // > 0: T is at most this (the model's context)
+  int32_t pad_id = -1;         // -1 = the tokenizer's <|endoftext|> (50256 for GPT-2)
+  bool quiet = false;          // do not print the truncation note
 };
 
 // One split: N examples, each padded to T tokens.

@@ -148,7 +148,8 @@ std::vector<TableRecord> parse_csv(const std::string& text, const std::string& w
 
 std::vector<TableRecord> read_table(const std::string& path, TableFormat format) {
   require(!std::filesystem::is_directory(path), path + ": is a folder, not a data file");
-  const std::string text = read_file(path);
+  std::string text = read_file(path);
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a UTF-8 byte order mark
   const size_t bad = utf8_first_invalid(text);
   if (bad != std::string::npos) {
     const int64_t line = 1 + std::count(text.begin(), text.begin() + bad, '\n');

@@ -9,7 +9,8 @@
 //         the closing quote of a field is an error
 //   JSONL one JSON object per line; fields are looked up by name (strings as they are,
 //         numbers and booleans as their JSON text, e.g. 1 -> "1")
-// Blank lines (TSV, JSONL; CSV outside quotes) are skipped. A trailing '\r' is removed.
+// Blank lines (TSV, JSONL; CSV outside quotes) are skipped. A trailing '\r' is removed,
+// and so is a UTF-8 byte order mark at the start of the file (spreadsheets write one).
 // The file must be UTF-8. Errors are InputError naming the file and the line: invalid
 // UTF-8, an unterminated quote (CSV), a line that is not a JSON object (JSONL).
 #pragma once

@@ -88,6 +88,14 @@ TEST(LabeledTexts, HeaderIsDetectedAndColumnsChosenByNameOrIndex) {
             std::string::npos);
 }
 
+TEST(LabeledTexts, ByteOrderMarkIsSkipped) {
+  const TempDir tmp;
+  const auto path = write(tmp, "bom.csv", "\xEF\xBB\xBFlabel,text\nham,hi\n");
+  const auto texts = read_labeled_texts(path, {});
+  ASSERT_EQ(texts.size(), 1u);
+  EXPECT_EQ(texts[0].label, "ham");
+}
+
 TEST(LabeledTexts, JsonlByNameWithNumericLabels) {
   const TempDir tmp;
   const auto path = write(tmp, "d.jsonl",
@@ -222,6 +230,13 @@ TEST(ClassificationData, BalancingGivenLabelsAndMaxLengthTruncation) {
   EXPECT_NE(data.truncation_note().find(std::to_string(expected_cut) +
                                         " of 8 texts are longer than 3 tokens"),
             std::string::npos);
+
+  // A context shorter than the longest training text caps T.
+  o.max_length = 0;
+  o.context_length = 2;
+  const auto capped = load_classification_data(path, x_tokenizer(), o);
+  EXPECT_EQ(capped.max_length, 2);
+  EXPECT_EQ(capped.train.T, 2);
 
   o.labels = {"a"};
   EXPECT_NE(input_error([&] {

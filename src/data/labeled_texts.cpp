@@ -17,11 +17,14 @@ bool all_digits(const std::string& s) {
          std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
-std::string lower_trimmed(const std::string& s) {
+std::string trimmed(const std::string& s) {
   const size_t b = s.find_first_not_of(" \t\r\n");
   if (b == std::string::npos) return "";
-  const size_t e = s.find_last_not_of(" \t\r\n");
-  std::string out = s.substr(b, e - b + 1);
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+std::string lower_trimmed(const std::string& s) {
+  std::string out = trimmed(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
@@ -142,8 +145,7 @@ std::vector<LabeledText> read_labeled_texts(const std::string& path,
       }
     }
     if (need_labels) {
-      t.label = t.label.substr(0, t.label.find_last_not_of(" \t\r") + 1);
-      t.label.erase(0, std::min(t.label.size(), t.label.find_first_not_of(" \t")));
+      t.label = trimmed(t.label);
       require(!t.label.empty(), where(path, r.line) + ": empty label");
     }
     require(!is_blank(t.text), where(path, r.line) + ": empty text");

@@ -12,9 +12,10 @@
 //   lacks, or in a file without a header, is an error. "yes" / "no" force it.
 // JSONL: every line is an object; columns must be names (no header, no indices).
 //
-// Every record must have a non-empty label and a text that is not blank; errors are
-// InputError "FILE:LINE: problem" (missing label column, missing text column, empty
-// label, empty text) or "FILE: no examples" for a file with no records.
+// Labels are trimmed of spaces; texts are kept as written. Every record must have a
+// non-empty label and a text that is not blank; errors are InputError "FILE:LINE:
+// problem" (missing label column, missing text column, empty label, empty text) or
+// "FILE: no examples" for a file with no records.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -2,7 +2,10 @@
 #include <cstdio>
 
 #include "cli/cli_util.h"
+#include "finetune/reference_json.h"
+#include "finetune/verify_instruct.h"
 #include "train/verify.h"
+#include "util/error.h"
 
 namespace tinylm::cli {
 
@@ -16,7 +19,11 @@ int run_verify(int argc, char** argv) {
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
   int failed = 0;
-  for (const auto& r : verify_reference(dir)) {
+  const std::string task = read_reference_json(dir).task();
+  require(task.empty() || task == "instruct",
+          dir + "/reference.json: task: '" + task + "' is not supported");
+  const auto results = task == "instruct" ? verify_instruct(dir) : verify_reference(dir);
+  for (const auto& r : results) {
     std::printf("%-14s max error %-10.3g tolerance %-8.0e %s%s%s\n", r.name.c_str(), r.error,
                 r.tolerance, r.pass ? "PASS" : "FAIL", r.detail.empty() ? "" : "  ",
                 r.detail.c_str());

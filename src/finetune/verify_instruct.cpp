@@ -1,0 +1,187 @@
+// The instruction fixture's checks: ids rebuilt from entries.json, loss and gradients
+// of the GPT model; see verify_instruct.h.
+#include "finetune/verify_instruct.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "data/instruction_collate.h"
+#include "data/instruction_data.h"
+#include "finetune/reference_json.h"
+#include "io/safetensors.h"
+#include "model/hf_gpt2.h"
+#include "tokenizer/bpe_tokenizer.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace tinylm {
+
+namespace {
+
+// ||a - b|| / ||b||, in double.
+double relative_error(const float* a, const float* b, int64_t n) {
+  double diff = 0, ref = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(a[i]) - b[i];
+    diff += d * d;
+    ref += static_cast<double>(b[i]) * b[i];
+  }
+  return ref > 0 ? std::sqrt(diff / ref) : std::sqrt(diff);
+}
+
+CheckResult make(const std::string& name, double error, double tol, std::string detail = "") {
+  return {name, error, tol, error <= tol, std::move(detail)};
+}
+
+std::string shape_text(int64_t B, int64_t T) {
+  char text[48];
+  std::snprintf(text, sizeof text, "[%lld, %lld]", static_cast<long long>(B),
+                static_cast<long long>(T));
+  return text;
+}
+
+// A reference [B, T] id tensor compared with ours: the number of differing entries
+// (all of them when the shapes differ), and where the first one is.
+CheckResult compare_ids(const std::string& name, const SafeTensors& ref, const std::string& key,
+                        const std::vector<int32_t>& ours, int64_t B, int64_t T,
+                        int64_t ref_ignore) {
+  const SafeTensorEntry& e = ref.get(key);
+  require(e.shape.size() == 2, "reference.safetensors: " + key + " must be [B, T]");
+  if (e.shape[0] != B || e.shape[1] != T)
+    return make(
+        name, static_cast<double>(std::max<int64_t>(e.numel(), B * T)), 0,
+        "shape: ours " + shape_text(B, T) + ", reference " + shape_text(e.shape[0], e.shape[1]));
+  const std::vector<int64_t> expected = e.to_int64();
+  int64_t differ = 0, first = -1;
+  for (int64_t i = 0; i < B * T; ++i) {
+    const int64_t want = expected[i] == ref_ignore ? kIgnoreTarget : expected[i];
+    if (want != ours[i]) {
+      ++differ;
+      if (first < 0) first = i;
+    }
+  }
+  std::string detail = "shape " + shape_text(B, T);
+  if (first >= 0)
+    detail += "; first difference at [" + std::to_string(first / T) + ", " +
+              std::to_string(first % T) + "]: ours " + std::to_string(ours[first]) +
+              ", reference " + std::to_string(expected[first]);
+  return make(name, static_cast<double>(differ), 0, detail);
+}
+
+// One case of reference.json: how to collate, and what the reference found.
+struct Case {
+  std::string name;
+  InstructionCollateOptions collate;
+  double loss = 0;
+  int64_t counted_targets = -1;  // -1: not given
+};
+
+}  // namespace
+
+std::vector<CheckResult> verify_instruct(const std::string& dir) {
+  const ReferenceJson info = read_reference_json(dir);
+  require(info.task() == "instruct",
+          info.path + ": task: expected \"instruct\", got \"" + info.task() + "\"");
+  const auto pad_id = reference_int(info, info.json, "pad_and_end_token", "pad_and_end_token");
+  const int64_t ref_ignore = reference_int(info, info.json, "ignore_index", "ignore_index");
+  const int64_t max_length =
+      info.json.contains("allowed_max_length")
+          ? reference_int(info, info.json, "allowed_max_length", "allowed_max_length")
+          : 0;
+  require(max_length >= 0, info.path + ": allowed_max_length: must be >= 0 (0 = no cut)");
+  const auto& cases =
+      reference_field(info, info.json, "cases", "cases", nlohmann::json::value_t::object);
+  require(!cases.empty(), info.path + ": cases: no cases");
+  // Every field of every case is read before the model is loaded.
+  std::vector<Case> checks;
+  for (const auto& [name, c] : cases.items()) {
+    const std::string field = "cases." + name;
+    require(c.is_object(), info.path + ": " + field + ": expected an object");
+    Case k;
+    k.name = name;
+    k.collate.pad_id = static_cast<int32_t>(pad_id);
+    k.collate.mask_prompt = reference_bool(info, c, "mask_prompt", field + ".mask_prompt");
+    k.collate.allowed_max_length = max_length;
+    k.loss = reference_number(info, c, "loss", field + ".loss");
+    if (c.contains("counted_targets"))
+      k.counted_targets = reference_int(info, c, "counted_targets", field + ".counted_targets");
+    checks.push_back(k);
+  }
+
+  const std::string entries_path = dir + "/entries.json";
+  const std::vector<InstructionEntry> entries = read_instruction_file(entries_path);
+  const BpeTokenizer gpt2;  // tinylm's GPT-2 tokenizer (data/gpt2)
+  std::vector<EncodedInstruction> encoded;
+  for (const auto& e : entries) encoded.push_back(encode_instruction(gpt2, e));
+
+  const SafeTensors ref = load_safetensors(dir + "/reference.safetensors");
+  std::unique_ptr<GPT> model = load_hf_gpt2(dir);
+  require(pad_id >= 0 && pad_id < model->config().vocab_size,
+          info.path + ": pad_and_end_token: " + std::to_string(pad_id) +
+              " is outside the model's vocabulary");
+
+  std::vector<CheckResult> results;
+  for (const Case& k : checks) {
+    const std::string& name = k.name;
+    const double ref_loss = k.loss;
+    const Batch b = collate_instructions(encoded, k.collate);
+
+    results.push_back(
+        compare_ids(name + ".ids", ref, name + ".input_ids", b.inputs, b.B, b.T, ref_ignore));
+    CheckResult targets =
+        compare_ids(name + ".targets", ref, name + ".targets", b.targets, b.B, b.T, ref_ignore);
+    if (k.counted_targets >= 0) {
+      const int64_t counted = k.counted_targets;
+      targets.detail += "; " + std::to_string(b.supervised()) + " counted (reference " +
+                        std::to_string(counted) + ")";
+      if (counted != b.supervised()) targets.error += 1, targets.pass = false;
+    }
+    results.push_back(targets);
+
+    require(b.T <= model->config().block_size, dir + ": case " + name + ": " + std::to_string(b.T) +
+                                                   " positions exceed the model's context of " +
+                                                   std::to_string(model->config().block_size));
+    for (int32_t id : b.inputs)
+      require(id < model->config().vocab_size,
+              dir + ": token id " + std::to_string(id) + " is outside the model's vocabulary");
+    model->zero_grad();
+    const double loss = model->forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T);
+    char detail[64];
+    std::snprintf(detail, sizeof detail, "%.6f (reference %.6f)", loss, ref_loss);
+    results.push_back(make(name + ".loss",
+                           std::abs(loss - ref_loss) / std::max(std::abs(ref_loss), 1e-30), 1e-5,
+                           detail));
+
+    // The gradients the reference gives, by Hugging Face name.
+    const std::string prefix = name + ".grad.";
+    std::vector<std::string> grad_keys;
+    for (const auto& key : ref.names)
+      if (key.rfind(prefix, 0) == 0) grad_keys.push_back(key);
+    if (grad_keys.empty()) continue;
+    model->backward();
+    double worst = 0;
+    std::string worst_name;
+    for (const auto& key : grad_keys) {
+      const std::string hf = key.substr(prefix.size());
+      bool found = false;
+      for (auto& [pname, param] : model->parameters()) {
+        if (hf_param_name(pname) != hf) continue;
+        found = true;
+        const Tensor expected = ref.get(key).to_float();
+        const Tensor ours = to_hf_layout(pname, param->grad);
+        check_shape(expected, ours.shape(), "reference.safetensors: " + key);
+        const double err = relative_error(ours.data(), expected.data(), ours.numel());
+        if (err >= worst) worst = err, worst_name = hf;
+        break;
+      }
+      require(found, "reference.safetensors: " + key + " names no parameter of the model");
+    }
+    results.push_back(make(name + ".grad", worst, 1e-4,
+                           std::to_string(grad_keys.size()) + " tensors, worst: " + worst_name));
+  }
+  return results;
+}
+
+}  // namespace tinylm

@@ -124,6 +124,10 @@ std::unique_ptr<LoraSet> load_peft_adapter(GPT& body, nn::Linear* head, const st
     const bool is_b = rest.size() > 14 && rest.ends_with(".lora_B.weight");
     require(is_a || is_b, tensors_path + ": tensor '" + key + "' is not a LoRA A or B weight");
     const std::string module = rest.substr(0, rest.size() - 14);
+    require(module != "lm_head", tensors_path + ": tensor '" + key +
+                                     "': LoRA on lm_head (tied to the token embedding) is not "
+                                     "supported; targets are c_attn, c_proj, c_fc and a "
+                                     "classifier's score");
     require(find_linear(body, head, module) != nullptr, tensors_path + ": tensor '" + key +
                                                             "' is for module " + module +
                                                             ", which the base model does not have");

@@ -262,6 +262,10 @@ TEST(Peft, RejectsAdaptersThatDoNotMatchTheBase) {
               t[0].first = "base_model.model.transformer.h.5.attn.c_attn.lora_A.weight";
             }).find("h.5"),
             std::string::npos);
+  EXPECT_NE(error_with([](nlohmann::json&, Tensors& t) {
+              t[0].first = "base_model.model.lm_head.lora_A.weight";
+            }).find("tied"),
+            std::string::npos);
   EXPECT_NE(error_with([](nlohmann::json& c, Tensors& t) {  // r = 9 > min(in 8, out 24)
               c["r"] = 9;
               t[0].second = Tensor::zeros({9, 8});

@@ -318,6 +318,34 @@ TEST(Peft, ClassifierAdapterAndMergeReproduceTheLogits) {
   std::filesystem::remove_all(dir);
 }
 
+// Under `lora` a head without an adapter trains fully and is saved as modules_to_save.
+TEST(Peft, FullyTrainedHeadTravelsWithTheAdapter) {
+  const std::string dir = ::testing::TempDir() + "/tinylm_peft_head";
+  std::filesystem::remove_all(dir);
+  ClassifierConfig cc;
+  cc.num_labels = 3, cc.pooling = Pooling::Mean, cc.pad_token_id = 12;
+  Rng rng(12);
+  SequenceClassifier clf(random_model(3), cc);
+  save_hf_classifier(clf, dir + "/base");  // the head is still zeros here
+  clf.init_head(rng, 0.3f);
+  clf.attach_lora(config(2, {"c_fc"}), rng);
+  clf.set_trainable(TrainableSet::parse("lora"));
+  EXPECT_TRUE(clf.score.weight.trainable());
+  for (const auto& p : clf.lora()->parameters())
+    p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
+  const Tensor adapted = clf.forward(kIds.data(), 2, 5).clone();
+  save_peft_adapter(*clf.lora(), dir + "/adapter", PeftInfo{"SEQ_CLS", "", &clf.score.weight});
+  const auto cfg = nlohmann::json::parse(read_file(dir + "/adapter/adapter_config.json"));
+  EXPECT_EQ(cfg["modules_to_save"], nlohmann::json({"score"}));
+  EXPECT_EQ(cfg["task_type"], "SEQ_CLS");
+
+  auto loaded = load_hf_classifier(dir + "/base");
+  auto lora = load_peft_adapter(loaded->body(), &loaded->score, dir + "/adapter");
+  const Tensor back = loaded->forward(kIds.data(), 2, 5);
+  for (int64_t i = 0; i < back.numel(); ++i) ASSERT_EQ(back[i], adapted[i]);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(VerifyLora, FixturePasses) {
   const auto results = verify_lora(kFixture);
   ASSERT_GE(results.size(), 6u);

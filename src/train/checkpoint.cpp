@@ -59,10 +59,11 @@ void save_checkpoint(const std::string& path, GPT& model, AdamW* optimizer,
   std::vector<std::pair<std::string, Tensor>> tensors;
   const ParameterList params = model.parameters();
   for (const auto& p : params) tensors.emplace_back("model." + p.name, p.param->value);
-  if (optimizer) {
-    for (size_t i = 0; i < params.size(); ++i) {
-      tensors.emplace_back("optim.m." + params[i].name, optimizer->first_moments()[i]);
-      tensors.emplace_back("optim.v." + params[i].name, optimizer->second_moments()[i]);
+  if (optimizer) {  // moments of the trainable parameters only (frozen ones have none)
+    const ParameterList& trained = optimizer->params();
+    for (size_t i = 0; i < trained.size(); ++i) {
+      tensors.emplace_back("optim.m." + trained[i].name, optimizer->first_moments()[i]);
+      tensors.emplace_back("optim.v." + trained[i].name, optimizer->second_moments()[i]);
     }
   }
   char loss_buf[64], val_buf[64];
@@ -97,11 +98,12 @@ CheckpointState load_checkpoint(const std::string& path, GPT& model, AdamW* opti
                                           " (a checkpoint from a different model config?)");
     dst.copy_from(t);
   };
-  for (size_t i = 0; i < params.size(); ++i) {
-    load_into("model." + params[i].name, params[i].param->value);
-    if (optimizer) {
-      load_into("optim.m." + params[i].name, optimizer->first_moments()[i]);
-      load_into("optim.v." + params[i].name, optimizer->second_moments()[i]);
+  for (const auto& p : params) load_into("model." + p.name, p.param->value);
+  if (optimizer) {
+    const ParameterList& trained = optimizer->params();
+    for (size_t i = 0; i < trained.size(); ++i) {
+      load_into("optim.m." + trained[i].name, optimizer->first_moments()[i]);
+      load_into("optim.v." + trained[i].name, optimizer->second_moments()[i]);
     }
   }
   if (optimizer) optimizer->set_steps_taken(state.step);

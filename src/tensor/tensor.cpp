@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "tensor/storage_pool.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -31,7 +30,7 @@ Tensor Tensor::empty(const Shape& shape) {
   Tensor t;
   t.shape_ = shape;
   t.numel_ = shape_numel(shape);
-  t.storage_ = pooled_floats(std::max<int64_t>(t.numel_, 1));
+  t.storage_ = std::make_shared_for_overwrite<float[]>(std::max<int64_t>(t.numel_, 1));
   return t;
 }
 

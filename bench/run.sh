@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # `make bench`: tinylm beside its peers, in one command.
 #   1. one training step (forward + backward + AdamW) for the README's two configs,
-#      tinylm and PyTorch (Debian's python3-torch), same shapes, 2 threads each;
-#   2. GPT-2 124M generation (batch 1, greedy, KV cache), tinylm and PyTorch;
+#      tinylm (2 threads) and PyTorch (Debian's python3-torch) at 1 and at 2 threads, the
+#      faster of the two compared; tinylm also prints the machine's sgemm peak and triad
+#      bandwidth and the fraction of them it reaches (bench/ceilings.h);
+#   2. GPT-2 124M generation (batch 1, greedy, KV cache), tinylm and PyTorch (1 and 2
+#      threads), with the memory-bandwidth bound;
 #   3. GPT-2 BPE encoding speed, tinylm and npm tiktoken (bench/bpe.sh).
 # Usage: bench/run.sh [build-dir]
 set -euo pipefail
@@ -12,16 +15,25 @@ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$BUILD" --target train_step generate_speed -j "$(nproc)" >/dev/null
 PY=/usr/bin/python3   # Debian's python3-torch lives here
 
-run() {  # name, then the shape flags
+ms_per_step() { sed -n 's/.* \([0-9.]*\) ms\/step.*/\1/p' | head -1; }
+
+run() {  # name, then the shape flags. PyTorch runs with 1 and 2 threads; the best counts.
   local name=$1; shift
   echo "== training step, $name"
-  "$BUILD/train_step" "$@"
-  "$PY" bench/train_step_torch.py "$@"
+  local ours torch1 torch2
+  ours=$("$BUILD/train_step" "$@" | tee /dev/stderr | ms_per_step)
+  torch1=$("$PY" bench/train_step_torch.py "$@" --threads 1 | tee /dev/stderr | ms_per_step)
+  torch2=$("$PY" bench/train_step_torch.py "$@" --threads 2 | tee /dev/stderr | ms_per_step)
+  awk -v a="$ours" -v b="$torch1" -v c="$torch2" 'BEGIN {
+    best = (b < c) ? b : c; t = (b < c) ? 1 : 2;
+    printf "ratio   tinylm %.1f ms vs PyTorch at its best (%d threads) %.1f ms: %.2fx\n", a, t, best, best / a }'
 }
 run "0.8M (4L 4H d128 T64 B12 V65)" --layers 4 --heads 4 --d-model 128 --block 64 --batch 12 --vocab 65 --steps 30 --warmup 3
 run "10.65M (6L 6H d384 T256 B64 V65)" --layers 6 --heads 6 --d-model 384 --block 256 --batch 64 --vocab 65 --steps 3 --warmup 1
-echo "== generation, GPT-2 124M shape, prompt 64 tokens, 128 new tokens, 2 threads"
+run "GPT-2 124M shape (12L 12H d768 T64 B4 V50257, llm.c's CPU test)" --layers 12 --heads 12 --d-model 768 --block 64 --batch 4 --vocab 50257 --steps 5 --warmup 1
+echo "== generation, GPT-2 124M shape, prompt 64 tokens, 128 new tokens (tinylm 2 threads)"
 "$BUILD/generate_speed" --preset gpt2-124m --prompt 64 --new 128 --threads 2
+"$PY" bench/generate_speed_torch.py --prompt 64 --new 128 --threads 1
 "$PY" bench/generate_speed_torch.py --prompt 64 --new 128 --threads 2
 echo "== GPT-2 BPE encoding"
 bash bench/bpe.sh "$BUILD"

@@ -1,14 +1,20 @@
 // Times one training step (forward + backward + AdamW) of a GPT for a given shape and
 // prints ms/step and tokens/s. bench/train_step_torch.py does the same step in PyTorch;
-// bench/run.sh runs both side by side.
+// bench/run.sh runs both side by side. Also measures the machine's ceilings (sgemm peak
+// through the GEMM tinylm uses, triad bandwidth; bench/ceilings.h) and prints the step's
+// model FLOP/s as a fraction of that peak (FLOPs from report::estimate_flops: dense
+// attention, backward = 2 x forward, so the same count PyTorch's step is measured against).
 //   train_step --layers 4 --heads 4 --d-model 128 --block 64 --batch 12 --vocab 65
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "ceilings.h"
 #include "model/gpt.h"
+#include "report/flops.h"
 #include "tensor/threads.h"
 #include "train/adamw.h"
 
@@ -45,7 +51,11 @@ int main(int argc, char** argv) {
   std::vector<int32_t> data(batch * T + 1);
   for (auto& id : data) id = static_cast<int32_t>(rng.below(c.vocab_size));
 
-  double total_ms = 0, loss = 0;
+  const double peak = bench::sgemm_peak_gflops(), triad = bench::triad_bandwidth_gbs();
+  std::printf("machine  %d threads: sgemm peak %.0f GFLOP/s (%s, 2048^3), triad %.1f GB/s\n",
+              num_threads(), peak, ops::matmul_backend(), triad);
+
+  double total_ms = 0, best_ms = 1e30, loss = 0;
   for (int64_t s = 0; s < warmup + steps; ++s) {
     const auto t0 = std::chrono::steady_clock::now();
     model.zero_grad();
@@ -55,10 +65,15 @@ int main(int argc, char** argv) {
     opt.step(1e-3f);
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (s >= warmup) total_ms += ms;
+    if (s >= warmup) total_ms += ms, best_ms = std::min(best_ms, ms);
   }
   const double ms = total_ms / steps;
-  std::printf("tinylm  params %.2fM  threads %d  %.1f ms/step  %.0f tokens/s  (loss %.3f)\n",
-              model.num_parameters() / 1e6, num_threads(), ms, batch * T / (ms / 1000.0), loss);
+  const double flops = static_cast<double>(report::estimate_flops(c, batch, T).train_per_step);
+  const double gflops = flops / (ms / 1000.0) / 1e9;
+  std::printf(
+      "tinylm  params %.2fM  threads %d  %.1f ms/step (best %.1f)  %.0f tokens/s  (loss %.3f)  "
+      "%.1f GFLOP/s = %.0f%% of the measured sgemm peak\n",
+      model.num_parameters() / 1e6, num_threads(), ms, best_ms, batch * T / (ms / 1000.0), loss,
+      gflops, 100.0 * gflops / peak);
   return 0;
 }

@@ -96,13 +96,28 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const Context& ctx,
   for (Tensor* t : {&q_, &k_, &v_, &y_}) t->ensure_shape({B, H, T, dh});
   split_heads(qkv.data(), q_.data(), k_.data(), v_.data(), B, T, H, dh);
 
-  att_.ensure_shape({B, H, T, T});
   dropped_ = ctx.training && attn_dropout_ > 0.0f;
+  tiled_ = ctx.training && !dropped_;
+  const ops::AttentionShape s{B * H, T, T, dh, dh};
+  if (tiled_) {
+    mask_ = mask;
+    if (mask.additive) {  // keep our own copy for backward
+      additive_.ensure_shape({mask.additive_sets, T, T});
+      std::memcpy(additive_.data(), mask.additive, sizeof(float) * additive_.numel());
+      mask_.additive = additive_.data();
+    }
+    lse_.ensure_shape({B, H, T});
+    ops::attention_forward_tiled(q_.data(), k_.data(), v_.data(), y_.data(), lse_.data(), s,
+                                 scale(), mask_);
+    merged_.ensure_shape({B, T, d_model_});
+    merge_heads(y_.data(), merged_.data(), B, T, H, dh, /*to_merged=*/true);
+    return c_proj.forward(merged_);
+  }
+  att_.ensure_shape({B, H, T, T});
   if (dropped_) {
     require(ctx.rng != nullptr, "attention dropout needs a random generator");
     drop_mask_.ensure_shape({B, H, T, T});
   }
-  const ops::AttentionShape s{B * H, T, T, dh, dh};
   ops::attention_forward(q_.data(), k_.data(), v_.data(), y_.data(), att_.data(), s, scale(),
                          mask, dropped_ ? attn_dropout_ : 0.0f,
                          dropped_ ? drop_mask_.data() : nullptr, ctx.rng);
@@ -121,9 +136,14 @@ Tensor MultiHeadAttention::backward(const Tensor& dout) {
   Tensor dq = Tensor::empty(q_.shape()), dk = Tensor::empty(k_.shape()),
          dv = Tensor::empty(v_.shape());
   const ops::AttentionShape s{B * H, T, T, dh, dh};
-  ops::attention_backward(dy.data(), q_.data(), k_.data(), v_.data(), att_.data(),
-                          dropped_ ? drop_mask_.data() : nullptr, dq.data(), dk.data(),
-                          dv.data(), s, scale());
+  if (tiled_) {
+    ops::attention_backward_tiled(dy.data(), q_.data(), k_.data(), v_.data(), y_.data(),
+                                  lse_.data(), dq.data(), dk.data(), dv.data(), s, scale(), mask_);
+  } else {
+    ops::attention_backward(dy.data(), q_.data(), k_.data(), v_.data(), att_.data(),
+                            dropped_ ? drop_mask_.data() : nullptr, dq.data(), dk.data(),
+                            dv.data(), s, scale());
+  }
   Tensor dqkv = Tensor::empty({B, T, 3 * d_model_});
   join_heads(dq.data(), dk.data(), dv.data(), dqkv.data(), B, T, H, dh);
   // The key bias adds q_i . b_k to every score of row i alike, which softmax ignores: its

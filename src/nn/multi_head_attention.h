@@ -4,7 +4,8 @@
 //   q, k, v: [B, H, T, dh]      (heads split out of qkv)
 //   y_h = softmax(q k^T / sqrt(dh) + mask) v, with dropout on the attention weights
 //   out = merge_heads(y) W_proj^T + b     [B, T, C]
-//   forward:  x [B, T, C] -> out [B, T, C]; attention() is A [B, H, T, T]
+//   forward:  x [B, T, C] -> out [B, T, C]; attention() is A [B, H, T, T] after a forward
+//             that is not training (training without attention dropout does not store A)
 //   backward: dout [B, T, C] -> dx [B, T, C]
 // Masks: causal (set by the model) and/or an additive [M, T, T] mask, M = 1 or B
 // (a padding mask is shared by every head of a sequence).
@@ -45,6 +46,12 @@ class MultiHeadAttention {
   float scale() const;
   Tensor q_, k_, v_, y_, merged_, att_, drop_mask_;
   bool dropped_ = false;
+  // Training without attention dropout takes the tiled kernel: no [B, H, T, T] weights,
+  // only the row log-sum-exp lse_ [B, H, T], and the mask kept for backward (a copy of
+  // the additive part, since the caller's buffer may not outlive the step).
+  bool tiled_ = false;
+  Tensor lse_, additive_;
+  ops::AttentionMask mask_;
 };
 
 }  // namespace tinylm::nn

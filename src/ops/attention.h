@@ -45,6 +45,18 @@ void attention_backward(const float* dy, const float* q, const float* k, const f
                         const float* att, const float* drop_mask, float* dq, float* dk,
                         float* dv, const AttentionShape& s, float scale);
 
+// Tiled attention for training without attention dropout (ops/attention_tiled.cpp): the
+// same y as attention_forward, but the [Tq, Tk] weights are never stored. Instead
+// lse [N, Tq] keeps each row's log-sum-exp of the scaled, masked scores (-inf for a row
+// with no allowed key), from which backward recomputes the weights tile by tile.
+// Backward takes the y and lse that forward wrote, and the same mask; dq, dk, dv are
+// overwritten.
+void attention_forward_tiled(const float* q, const float* k, const float* v, float* y, float* lse,
+                             const AttentionShape& s, float scale, const AttentionMask& mask);
+void attention_backward_tiled(const float* dy, const float* q, const float* k, const float* v,
+                              const float* y, const float* lse, float* dq, float* dk, float* dv,
+                              const AttentionShape& s, float scale, const AttentionMask& mask);
+
 namespace ref {
 void attention_forward(const float* q, const float* k, const float* v, float* y, float* att,
                        const AttentionShape& s, float scale, const AttentionMask& mask,

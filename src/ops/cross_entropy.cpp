@@ -2,6 +2,7 @@
 //   logits [N, V], targets [N] -> mean loss over the rows whose target != ignore_index;
 //   dlogits [N, V] (if not null) = (softmax(logits) - onehot(target)) / count, 0 on
 //   ignored rows.
+// (exp is ops/exp_simd.h, so the row loops vectorise.)
 // Per row: loss = log(sum_j exp(x_j - max)) + max - x_target (log-sum-exp). Rows run in
 // parallel, each in one pass over the row (max, then exp-and-sum into dlogits, then the
 // scale); per-row losses are summed afterwards in row order, in double, so the result
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/exp_simd.h"
 #include "util/error.h"
 
 namespace tinylm::ops {
@@ -47,8 +49,9 @@ double cross_entropy(const float* logits, const int32_t* targets, float* dlogits
     for (int64_t j = 0; j < V; ++j) mx = std::fmax(mx, x[j]);
     float sum = 0.0f;
     if (d) {
+#pragma omp simd reduction(+ : sum)
       for (int64_t j = 0; j < V; ++j) {
-        d[j] = std::exp(x[j] - mx);
+        d[j] = exp_simd(x[j] - mx);
         sum += d[j];
       }
       const float scale = inv_count / sum;  // softmax / count
@@ -56,7 +59,8 @@ double cross_entropy(const float* logits, const int32_t* targets, float* dlogits
       for (int64_t j = 0; j < V; ++j) d[j] *= scale;
       d[t] -= inv_count;
     } else {
-      for (int64_t j = 0; j < V; ++j) sum += std::exp(x[j] - mx);
+#pragma omp simd reduction(+ : sum)
+      for (int64_t j = 0; j < V; ++j) sum += exp_simd(x[j] - mx);
     }
     row_loss[i] = std::log(static_cast<double>(sum)) + mx - x[t];
   }

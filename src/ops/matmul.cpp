@@ -1,16 +1,24 @@
-// Matrix products and the linear layer, fast versions (OpenBLAS sgemm).
+// Matrix products and the linear layer, fast versions (oneDNN sgemm, or OpenBLAS sgemm
+// when tinylm was built without oneDNN).
 //   matmul:  C [M, N] = alpha * op(A) [M, K] @ op(B) [K, N] + beta * C   (row-major)
 //   linear:  x [N, C], W [OC, C], b [OC] -> y [N, OC] = x @ W^T + b
 //            backward: dy [N, OC] -> dx [N, C] = dy @ W, dW [OC, C] += dy^T @ x,
 //                      db [OC] += sum over rows of dy
-// OpenBLAS (OpenMP build) threads its own work; called from inside one of our parallel
-// regions it runs single-threaded.
+// oneDNN chooses its kernel (AVX-512, AVX2, AMX) from CPUID at run time; OpenBLAS follows
+// OPENBLAS_CORETYPE when that is set (this environment pins it to AVX2), which is why
+// oneDNN is preferred (docs/performance.md). Both are OpenMP builds sharing our libgomp
+// thread pool: they use omp_get_max_threads() threads, and run single-threaded when called
+// from inside one of our parallel regions.
 #include "ops/matmul.h"
 
 #include <cblas.h>
+#if TINYLM_HAVE_DNNL
+#include <oneapi/dnnl/dnnl.h>
+#endif
 
 #include <algorithm>
 #include <climits>
+#include <stdexcept>
 #include <string>
 
 #include "util/error.h"
@@ -55,8 +63,26 @@ void matmul(const float* A, const float* B, float* C, int64_t M, int64_t N, int6
     return;
   }
   const blasint lda = trans_a ? m : k, ldb = trans_b ? k : n;
+#if TINYLM_HAVE_DNNL
+  const dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha,
+                                          A, lda, B, ldb, beta, C, n);
+  if (status != dnnl_success) {
+    throw std::runtime_error("matmul: oneDNN sgemm failed (status " + std::to_string(status) +
+                             ") for M=" + std::to_string(M) + " N=" + std::to_string(N) +
+                             " K=" + std::to_string(K));
+  }
+#else
   cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
               trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, beta, C, n);
+#endif
+}
+
+const char* matmul_backend() {
+#if TINYLM_HAVE_DNNL
+  return "oneDNN sgemm";
+#else
+  return "OpenBLAS sgemm";
+#endif
 }
 
 void linear_forward(const float* x, const float* W, const float* b, float* y, int64_t N, int64_t C,

@@ -6,9 +6,12 @@
 
 namespace tinylm::ops {
 
-// Fast: OpenBLAS sgemm.
+// Fast: oneDNN sgemm (OpenBLAS sgemm when built without oneDNN).
 void matmul(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K,
             bool trans_a = false, bool trans_b = false, float alpha = 1.0f, float beta = 0.0f);
+
+// Which library the fast matmul calls ("oneDNN sgemm" or "OpenBLAS sgemm").
+const char* matmul_backend();
 
 // Linear layer, PyTorch layout: W [OC, C], b [OC] (may be null).
 //   forward:  x [N, C] -> y [N, OC] = x @ W^T + b

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "ops/exp_simd.h"
+
 namespace tinylm::ops {
 
 // One row, x [D] -> y [D]; x and y may be the same array (in place). Shared by
@@ -20,8 +22,9 @@ inline void softmax_row(const float* x, float* y, int64_t D) {
     return;
   }
   float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
   for (int64_t j = 0; j < D; ++j) {
-    y[j] = std::exp(x[j] - mx);
+    y[j] = exp_simd(x[j] - mx);
     sum += y[j];
   }
   const float inv = 1.0f / sum;

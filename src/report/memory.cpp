@@ -37,7 +37,11 @@ MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool tr
   add(S::Forward, "block: ln_1 output, mean, rstd", "[B, T, C] + 2 x [B, T]", BTC + 2 * BT, L);
   add(S::Forward, "block: attn.c_attn output qkv", "[B, T, 3C]", 3 * BTC, L);
   add(S::Forward, "block: q, k, v, y split by head", "4 x [B, H, T, dh]", 4 * BTC, L);
-  add(S::Forward, "block: attention weights att", "[B, H, T, T]", B * H * T * T, L);
+  if (training && !attn_drop) {  // tiled attention keeps only each row's log-sum-exp
+    add(S::Forward, "block: attention row log-sum-exp (tiled)", "[B, H, T]", B * H * T, L);
+  } else {
+    add(S::Forward, "block: attention weights att", "[B, H, T, T]", B * H * T * T, L);
+  }
   if (attn_drop) add(S::Forward, "block: attention dropout mask", "[B, H, T, T]", B * H * T * T, L);
   add(S::Forward, "block: merged heads, attn.c_proj output", "2 x [B, T, C]", 2 * BTC, L);
   add(S::Forward, "block: ln_2 output, mean, rstd", "[B, T, C] + 2 x [B, T]", BTC + 2 * BT, L);

@@ -5,8 +5,9 @@
 //              and the fixed sinusoidal position table when used.
 //   forward:   tensors a forward_loss leaves alive for backward. Linear keeps a handle
 //              to its input (no copy) and owns its output; LayerNorm owns y, mean, rstd;
-//              MultiHeadAttention owns q, k, v, y [B, H, T, dh], att [B, H, T, T] and
-//              the merged heads; FeedForward owns the activation output; the block owns
+//              MultiHeadAttention owns q, k, v, y [B, H, T, dh], the merged heads, and
+//              att [B, H, T, T], except when training without attention dropout, where
+//              the tiled kernel keeps only the row log-sum-exp [B, H, T]; FeedForward owns the activation output; the block owns
 //              its two residual sums; GPT owns x0, logits and dlogits [B, T, V].
 //              Dropout (training, p > 0) owns a mask and an output per use.
 //   backward:  gradient buffers each module reuses from step to step (Linear dx,
@@ -14,7 +15,7 @@
 //              GPT's dxf and dpos).
 //   transient: freed within backward: MultiHeadAttention's dy, dq, dk, dv and dqkv,
 //              alive for one block at a time; they set the peak.
-// Per block, with dropout off: forward 14 BTC + 2 BTF + B H T^2 + 4 BT,
+// Per block, training with dropout off: forward 14 BTC + 2 BTF + B H T + 4 BT,
 // backward 7 BTC + 2 BTF, transient 7 BTC (F = d_ff).
 #pragma once
 #include <cstdint>

@@ -54,6 +54,62 @@ TEST(Matmul, FastMatchesReferenceAllShapesAndTransposes) {
         }
 }
 
+// The odd sizes around the kernels' register blocks (AVX-512 rows of 16, AVX2 rows of 8)
+// and cache blocks, all four transposes, through the fast path.
+TEST(Matmul, FastMatchesReferenceOddShapes) {
+  Rng rng(11);
+  const int64_t sizes[] = {1, 7, 17, 33, 65, 129};
+  for (int64_t M : sizes)
+    for (int64_t N : sizes)
+      for (int64_t K : sizes)
+        for (int t = 0; t < 4; ++t) {
+          const bool ta = t & 1, tb = t & 2;
+          const auto A = random_vec(M * K, rng), B = random_vec(K * N, rng);
+          const auto C0 = random_vec(M * N, rng);
+          auto C = C0, Cr = C0;
+          matmul(A.data(), B.data(), C.data(), M, N, K, ta, tb, 0.75f, 0.5f);
+          ref::matmul(A.data(), B.data(), Cr.data(), M, N, K, ta, tb, 0.75f, 0.5f);
+          expect_close("matmul M=" + std::to_string(M) + " N=" + std::to_string(N) +
+                           " K=" + std::to_string(K) + " t=" + std::to_string(t),
+                       C, Cr, 1e-5, 1e-6 * K);
+        }
+}
+
+// Shapes of a training step (tall-skinny activations, a K of thousands for the weight
+// gradients), large enough that the library blocks and threads them.
+TEST(Matmul, FastMatchesReferenceTrainingShapes) {
+  Rng rng(12);
+  struct Case {
+    int64_t M, N, K;
+    bool ta, tb;
+  };
+  for (const Case& c : {Case{1000, 67, 384, false, true}, Case{515, 384, 130, false, false},
+                        Case{65, 96, 3001, true, false}, Case{1, 1153, 385, false, true}}) {
+    const auto A = random_vec(c.M * c.K, rng), B = random_vec(c.K * c.N, rng);
+    std::vector<float> C(c.M * c.N), Cr(c.M * c.N);
+    matmul(A.data(), B.data(), C.data(), c.M, c.N, c.K, c.ta, c.tb);
+    ref::matmul(A.data(), B.data(), Cr.data(), c.M, c.N, c.K, c.ta, c.tb);
+    expect_close("matmul M=" + std::to_string(c.M) + " N=" + std::to_string(c.N) +
+                     " K=" + std::to_string(c.K),
+                 C, Cr, 1e-5, 1e-6 * c.K);
+  }
+}
+
+// Called from inside an OpenMP parallel region (as attention does, one set per thread),
+// each product is computed whole and correctly.
+TEST(Matmul, InsideParallelRegionMatchesReference) {
+  Rng rng(13);
+  const int64_t sets = 8, M = 70, N = 33, K = 129;
+  const auto A = random_vec(sets * M * K, rng), B = random_vec(sets * K * N, rng);
+  std::vector<float> C(sets * M * N), Cr(sets * M * N);
+#pragma omp parallel for schedule(static)
+  for (int64_t s = 0; s < sets; ++s)
+    matmul(A.data() + s * M * K, B.data() + s * K * N, C.data() + s * M * N, M, N, K);
+  for (int64_t s = 0; s < sets; ++s)
+    ref::matmul(A.data() + s * M * K, B.data() + s * K * N, Cr.data() + s * M * N, M, N, K);
+  expect_close("matmul in parallel region", C, Cr, 1e-5, 1e-6 * K);
+}
+
 TEST(Matmul, BetaZeroIgnoresOldContentsAndEmptyK) {
   const std::vector<float> A = {1, 2}, B = {3, 4};
   std::vector<float> C = {NAN, NAN, NAN, NAN}, Cr = C;

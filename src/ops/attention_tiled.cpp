@@ -1,0 +1,200 @@
+// Scaled dot-product attention in tiles, for training: never stores the [Tq, Tk] weights.
+// Same maths as attention.cpp (ops/attention.h) without dropout, for each of the N sets:
+//   q [Tq, Dk], k [Tk, Dk], v [Tk, Dv] -> y [Tq, Dv], lse [Tq]
+// Forward, one block of kQueryBlock query rows at a time, over blocks of kKeyBlock keys
+// with an online softmax: a running row maximum m and sum l, rescaling the partial
+// output when m grows, so y = sum_j exp(s_j - m) v_j / l and lse = m + log(l).
+// Backward recomputes each tile of weights from lse (P = exp(S - lse)), so only q, k, v,
+// y and lse are kept between the passes:
+//   dv += P^T dy ;  dP = dy v^T ;  dS = P * (dP - rowsum(dy * y)) ;
+//   dq += dS k * scale ;  dk += dS^T q * scale
+// The sets run in parallel, one thread per set (sgemm single-threaded inside), so every
+// sum is taken in the same order whatever the thread count.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ops/attention.h"
+#include "ops/exp_simd.h"
+#include "ops/matmul.h"
+#include "util/error.h"
+
+namespace tinylm::ops {
+namespace {
+
+constexpr int64_t kQueryBlock = 64;
+constexpr int64_t kKeyBlock = 128;
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Keys a query row may see because of causality: [0, causal_end).
+int64_t causal_end(bool causal, int64_t i, int64_t Tq, int64_t Tk) {
+  return causal ? std::clamp<int64_t>(i + 1 + Tk - Tq, 0, Tk) : Tk;
+}
+
+// S [rows, cols] holds q_blk k_blk^T * scale for queries i0.. and keys j0..; add the
+// additive mask and set the causally hidden scores to -inf.
+void mask_tile(float* S, const float* additive, bool causal, int64_t i0, int64_t rows, int64_t j0,
+               int64_t cols, int64_t Tq, int64_t Tk) {
+  for (int64_t r = 0; r < rows; ++r) {
+    float* s = S + r * cols;
+    if (additive) {
+      const float* a = additive + (i0 + r) * Tk + j0;
+#pragma omp simd
+      for (int64_t c = 0; c < cols; ++c) s[c] += a[c];
+    }
+    const int64_t end = causal_end(causal, i0 + r, Tq, Tk) - j0;
+    for (int64_t c = std::max<int64_t>(end, 0); c < cols; ++c) s[c] = kNegInf;
+  }
+}
+
+// Keys the query rows [i0, i0 + rows) may see at all: [0, key_limit).
+int64_t key_limit(bool causal, int64_t i0, int64_t rows, int64_t Tq, int64_t Tk) {
+  return causal_end(causal, i0 + rows - 1, Tq, Tk);
+}
+
+void check(const AttentionShape& s, const AttentionMask& mask) {
+  require(s.N >= 0 && s.Tq >= 0 && s.Tk >= 0 && s.Dk >= 0 && s.Dv >= 0,
+          "attention: negative dimension");
+  if (mask.additive) {
+    require(mask.additive_sets >= 1 && s.N % mask.additive_sets == 0,
+            "attention: additive mask has " + std::to_string(mask.additive_sets) +
+                " sets, which does not divide N = " + std::to_string(s.N));
+  }
+}
+
+}  // namespace
+
+void attention_forward_tiled(const float* q, const float* k, const float* v, float* y, float* lse,
+                             const AttentionShape& s, float scale, const AttentionMask& mask) {
+  check(s, mask);
+  const auto [N, Tq, Tk, Dk, Dv] = s;
+  const int64_t per_mask = mask.additive ? N / mask.additive_sets : 1;
+
+#pragma omp parallel
+  {
+    std::vector<float> S(kQueryBlock * kKeyBlock), m(kQueryBlock), l(kQueryBlock);
+#pragma omp for schedule(static)
+    for (int64_t n = 0; n < N; ++n) {
+      const float* qn = q + n * Tq * Dk;
+      const float* kn = k + n * Tk * Dk;
+      const float* vn = v + n * Tk * Dv;
+      const float* add = mask.additive ? mask.additive + (n / per_mask) * Tq * Tk : nullptr;
+      for (int64_t i0 = 0; i0 < Tq; i0 += kQueryBlock) {
+        const int64_t rows = std::min(kQueryBlock, Tq - i0);
+        float* O = y + (n * Tq + i0) * Dv;  // the running output, [rows, Dv]
+        std::fill(O, O + rows * Dv, 0.0f);
+        std::fill(m.begin(), m.end(), kNegInf);
+        std::fill(l.begin(), l.end(), 0.0f);
+        const int64_t limit = key_limit(mask.causal, i0, rows, Tq, Tk);
+        for (int64_t j0 = 0; j0 < limit; j0 += kKeyBlock) {
+          const int64_t cols = std::min(kKeyBlock, limit - j0);
+          matmul(qn + i0 * Dk, kn + j0 * Dk, S.data(), rows, cols, Dk, false, true, scale);
+          mask_tile(S.data(), add, mask.causal, i0, rows, j0, cols, Tq, Tk);
+          for (int64_t r = 0; r < rows; ++r) {  // S row -> P row, rescale O row
+            float* p = S.data() + r * cols;
+            float mx = m[r];
+#pragma omp simd reduction(max : mx)
+            for (int64_t c = 0; c < cols; ++c) mx = std::fmax(mx, p[c]);
+            if (mx == kNegInf) {  // nothing allowed so far in this row
+              std::fill(p, p + cols, 0.0f);
+              continue;
+            }
+            float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
+            for (int64_t c = 0; c < cols; ++c) {
+              p[c] = exp_simd(p[c] - mx);
+              sum += p[c];
+            }
+            const float rescale = std::exp(m[r] - mx);  // 0 when m was -inf
+            if (rescale != 1.0f) {
+              float* o = O + r * Dv;
+#pragma omp simd
+              for (int64_t d = 0; d < Dv; ++d) o[d] *= rescale;
+            }
+            l[r] = l[r] * rescale + sum;
+            m[r] = mx;
+          }
+          matmul(S.data(), vn + j0 * Dv, O, rows, Dv, cols, false, false, 1.0f, 1.0f);
+        }
+        for (int64_t r = 0; r < rows; ++r) {  // normalise; a row with no key gives y = 0
+          const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+          float* o = O + r * Dv;
+#pragma omp simd
+          for (int64_t d = 0; d < Dv; ++d) o[d] *= inv;
+          lse[n * Tq + i0 + r] = l[r] > 0.0f ? m[r] + std::log(l[r]) : kNegInf;
+        }
+      }
+    }
+  }
+}
+
+void attention_backward_tiled(const float* dy, const float* q, const float* k, const float* v,
+                              const float* y, const float* lse, float* dq, float* dk, float* dv,
+                              const AttentionShape& s, float scale, const AttentionMask& mask) {
+  check(s, mask);
+  const auto [N, Tq, Tk, Dk, Dv] = s;
+  const int64_t per_mask = mask.additive ? N / mask.additive_sets : 1;
+
+#pragma omp parallel
+  {
+    std::vector<float> P(kQueryBlock * kKeyBlock), dP(kQueryBlock * kKeyBlock), delta(Tq);
+#pragma omp for schedule(static)
+    for (int64_t n = 0; n < N; ++n) {
+      const float* qn = q + n * Tq * Dk;
+      const float* kn = k + n * Tk * Dk;
+      const float* vn = v + n * Tk * Dv;
+      const float* dyn = dy + n * Tq * Dv;
+      const float* yn = y + n * Tq * Dv;
+      const float* lsen = lse + n * Tq;
+      float* dqn = dq + n * Tq * Dk;
+      float* dkn = dk + n * Tk * Dk;
+      float* dvn = dv + n * Tk * Dv;
+      const float* add = mask.additive ? mask.additive + (n / per_mask) * Tq * Tk : nullptr;
+      std::fill(dqn, dqn + Tq * Dk, 0.0f);
+      std::fill(dkn, dkn + Tk * Dk, 0.0f);
+      std::fill(dvn, dvn + Tk * Dv, 0.0f);
+      for (int64_t i = 0; i < Tq; ++i) {  // delta_i = sum_d dy[i, d] y[i, d]
+        float dot = 0.0f;
+#pragma omp simd reduction(+ : dot)
+        for (int64_t d = 0; d < Dv; ++d) dot += dyn[i * Dv + d] * yn[i * Dv + d];
+        delta[i] = dot;
+      }
+      for (int64_t i0 = 0; i0 < Tq; i0 += kQueryBlock) {
+        const int64_t rows = std::min(kQueryBlock, Tq - i0);
+        const int64_t limit = key_limit(mask.causal, i0, rows, Tq, Tk);
+        for (int64_t j0 = 0; j0 < limit; j0 += kKeyBlock) {
+          const int64_t cols = std::min(kKeyBlock, limit - j0);
+          matmul(qn + i0 * Dk, kn + j0 * Dk, P.data(), rows, cols, Dk, false, true, scale);
+          mask_tile(P.data(), add, mask.causal, i0, rows, j0, cols, Tq, Tk);
+          for (int64_t r = 0; r < rows; ++r) {  // P = exp(S - lse), 0 where masked
+            float* p = P.data() + r * cols;
+            const float L = lsen[i0 + r];
+            if (L == kNegInf) {
+              std::fill(p, p + cols, 0.0f);
+              continue;
+            }
+#pragma omp simd
+            for (int64_t c = 0; c < cols; ++c) p[c] = exp_simd(p[c] - L);
+          }
+          // dv[j0.., :] += P^T dy[i0.., :]
+          matmul(P.data(), dyn + i0 * Dv, dvn + j0 * Dv, cols, Dv, rows, true, false, 1.0f, 1.0f);
+          // dP = dy[i0.., :] v[j0.., :]^T, then dS = P * (dP - delta) in place
+          matmul(dyn + i0 * Dv, vn + j0 * Dv, dP.data(), rows, cols, Dv, false, true);
+          for (int64_t r = 0; r < rows; ++r) {
+            float* d = dP.data() + r * cols;
+            const float* p = P.data() + r * cols;
+            const float dl = delta[i0 + r];
+#pragma omp simd
+            for (int64_t c = 0; c < cols; ++c) d[c] = p[c] * (d[c] - dl);
+          }
+          matmul(dP.data(), kn + j0 * Dk, dqn + i0 * Dk, rows, Dk, cols, false, false, scale, 1.0f);
+          matmul(dP.data(), qn + i0 * Dk, dkn + j0 * Dk, cols, Dk, rows, true, false, scale, 1.0f);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace tinylm::ops

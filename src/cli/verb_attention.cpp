@@ -18,6 +18,7 @@
 #include "course/journey.h"
 #include "ops/attention.h"
 #include "ops/matmul.h"
+#include "report/attention_entropy.h"
 #include "report/figures.h"
 #include "report/svg.h"
 #include "util/error.h"
@@ -80,6 +81,7 @@ std::string model_attention_svg(GPT& model, const Tokenizer& tokenizer, const st
   for (auto& block_l : model.h) layers.push_back(block_l.attn.attention());
   std::vector<std::string> labels;
   for (int32_t id : ids) labels.push_back(report::visible_token(tokenizer.decode({id})));
+  std::fputs(report::render_attention_entropy(report::attention_entropy(layers)).c_str(), stdout);
   return report::attention_grid_svg(
       layers, labels, "attention weights of " + source + " (" + std::to_string(T) + " tokens)");
 }

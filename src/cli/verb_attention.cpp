@@ -5,6 +5,8 @@
 // forward pass over the text, and every layer's and head's attention weights drawn as
 // a grid of heatmaps (rows = layers, columns = heads). --example --out FILE.svg draws
 // the worked example's A, unmasked beside causal.
+// tinylm attention --example journey: Raschka chapter 3's six-token example
+// (src/course/journey.h), every step from the scores to the causal renormalisation.
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -13,8 +15,10 @@
 
 #include "cli/cli_util.h"
 #include "cli/model_source.h"
+#include "course/journey.h"
 #include "ops/attention.h"
 #include "ops/matmul.h"
+#include "report/attention_entropy.h"
 #include "report/figures.h"
 #include "report/svg.h"
 #include "util/error.h"
@@ -77,6 +81,7 @@ std::string model_attention_svg(GPT& model, const Tokenizer& tokenizer, const st
   for (auto& block_l : model.h) layers.push_back(block_l.attn.attention());
   std::vector<std::string> labels;
   for (int32_t id : ids) labels.push_back(report::visible_token(tokenizer.decode({id})));
+  std::fputs(report::render_attention_entropy(report::attention_entropy(layers)).c_str(), stdout);
   return report::attention_grid_svg(
       layers, labels, "attention weights of " + source + " (" + std::to_string(T) + " tokens)");
 }
@@ -85,11 +90,13 @@ std::string model_attention_svg(GPT& model, const Tokenizer& tokenizer, const st
 
 int run_attention(int argc, char** argv) {
   CLI::App app{"Show scaled dot-product attention at work.", "tinylm attention"};
-  bool example = false;
-  std::string run, hf_dir, text, out;
-  auto* ex = app.add_flag("--example", example,
-                          "the worked example: Q=[[1,0],[0,1],[1,1]], K=[[1,0],[1,1],[0,1]], "
-                          "V=[[1,0],[0,2],[3,1]], d_k=2, unmasked and causal");
+  std::string example_name, run, hf_dir, text, out;
+  auto* ex = app.add_option("--example", example_name,
+                            "a worked example: 'handout' (the default when no NAME is given: "
+                            "Q=[[1,0],[0,1],[1,1]], K=[[1,0],[1,1],[0,1]], V=[[1,0],[0,2],[3,1]], "
+                            "d_k=2, unmasked and causal) or 'journey' (Raschka ch. 3, \"Your "
+                            "journey starts with one step\")")
+                 ->expected(0, 1);
   auto* run_opt =
       app.add_option("--run", run, "a run folder or .safetensors checkpoint")->excludes(ex);
   app.add_option("--model", hf_dir, "a Hugging Face GPT-2 folder (GPT-2 tokenizer)")
@@ -98,6 +105,8 @@ int run_attention(int argc, char** argv) {
   app.add_option("--text", text, "the text to run through the model (with --run / --model)");
   app.add_option("--out", out, "write the attention weights as an SVG heatmap grid");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
+  const bool example = ex->count() > 0;
+  if (example && example_name.empty()) example_name = "handout";
   if (!example) {
     require(!run.empty() || !hf_dir.empty(), "nothing to show: pass --example, --run or --model");
     require(!text.empty(), "--run / --model need --text");
@@ -107,6 +116,13 @@ int run_attention(int argc, char** argv) {
     std::printf("wrote %s\n", out.c_str());
     return 0;
   }
+  if (example_name == "journey") {
+    require(out.empty(), "--out is not available with --example journey");
+    std::fputs(course::format_journey(course::journey_example()).c_str(), stdout);
+    return 0;
+  }
+  require(example_name == "handout",
+          "--example: unknown example '" + example_name + "' (handout, journey)");
   std::printf(
       "Q = [[1,0],[0,1],[1,1]]   K = [[1,0],[1,1],[0,1]]   V = [[1,0],[0,2],[3,1]]   d_k = 2\n");
   const std::vector<float> unmasked = worked_example(false), causal = worked_example(true);

@@ -20,7 +20,7 @@ int run_bpe_train(int argc, char** argv) {
       "has N tokens (256 bytes + N-257 merges + <|endoftext|>). Writes encoder.json and "
       "vocab.bpe in OpenAI's format.",
       "tinylm bpe-train"};
-  std::string corpus_path, out_dir;
+  std::string corpus_path, out_dir, pretokenizer = "gpt2";
   int64_t vocab_size = 0;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   app.add_option("--corpus", corpus_path, "UTF-8 text to train on")->required();
@@ -29,17 +29,23 @@ int run_bpe_train(int argc, char** argv) {
   app.add_option("--out", out_dir, "folder to write encoder.json and vocab.bpe to")->required();
   app.add_option("--threads", threads, "threads for counting the pieces")
       ->check(CLI::Range(1, 1024));
+  app.add_option("--pretokenizer", pretokenizer,
+                 "gpt2 (default, GPT-2's pattern) or letters-marks (combining marks stay with "
+                 "their letters, [\\p{L}\\p{M}]+, for scripts such as Bengali); written to "
+                 "pretokenizer.txt beside the vocabulary");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
+  const Pretokenizer pretok = parse_pretokenizer(pretokenizer);
   const auto start = std::chrono::steady_clock::now();
   const std::string corpus = read_file(corpus_path);
   BpeTrainResult result;
   try {
-    result = train_bpe(corpus, {vocab_size, threads});
+    result = train_bpe(corpus, {vocab_size, threads, pretok});
   } catch (const InputError& e) {
     throw InputError(corpus_path + ": " + e.what());
   }
   write_bpe_vocab(result, out_dir);
+  write_pretokenizer(out_dir, pretok);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("%zu merges, vocabulary of %zu tokens from %lld pieces (%lld distinct) in %.2f s\n",

@@ -33,6 +33,9 @@ int run_eval(int argc, char** argv) {
     std::printf("addition: %lld / %lld held-out problems exactly right: accuracy %.2f%%\n",
                 static_cast<long long>(e.correct), static_cast<long long>(e.total),
                 100.0 * e.accuracy());
+    std::printf("answer digits: %lld / %lld right in their place: digit accuracy %.2f%%\n",
+                static_cast<long long>(e.digits_correct), static_cast<long long>(4 * e.total),
+                100.0 * e.digit_accuracy());
     return 0;
   }
   require(task.empty(), "--task: unknown task '" + task + "' (addition)");

@@ -6,7 +6,9 @@
 
 #include "cli/cli_util.h"
 #include "model/hf_gpt2.h"
+#include "report/embedding_table.h"
 #include "report/model_info.h"
+#include "report/roofline.h"
 #include "train/train_config.h"
 #include "train/training_data.h"
 #include "util/error.h"
@@ -62,7 +64,28 @@ int run_info(int argc, char** argv) {
   app.add_option("--batch", batch, "batch size B for FLOPs and memory")->capture_default_str();
   app.add_option("--seq", seq, "sequence length T (default: the model's block_size)");
   app.add_flag("--json", json, "print the same report as JSON");
+  int64_t embedding_vocab = 0;
+  std::vector<int64_t> embedding_dims = {128, 256, 512, 1024};
+  app.add_option("--embedding-table", embedding_vocab,
+                 "print only the size of a token embedding table of this vocabulary at each "
+                 "--dims width (the course module: 32100)");
+  app.add_option("--dims", embedding_dims,
+                 "widths for --embedding-table (default 128 256 512 1024)");
+  std::string device, precision = "fp32";
+  double utilization = 0.4;
+  app.add_option("--device", device,
+                 "also analyse the model on a device: cpu (this machine, measured by a short "
+                 "probe), rtx4060-laptop, a100, h100, h200: roofline of each matrix product, "
+                 "predicted step time, memory fit, cost of a generated token");
+  app.add_option("--precision", precision, "fp32 (default) or bf16, with --device");
+  app.add_option("--utilization", utilization,
+                 "the MFU assumed for the predicted step time, with --device (default 0.4)");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
+  require(json == false || device.empty(), "--device prints text: leave out --json");
+  if (embedding_vocab > 0) {
+    std::printf("%s", report::render_embedding_table(embedding_vocab, embedding_dims).c_str());
+    return 0;
+  }
 
   const int sources =
       !config_file.empty() + !run_dir.empty() + !model_dir.empty() + !preset.empty();
@@ -82,6 +105,12 @@ int run_info(int argc, char** argv) {
     std::printf("%s\n", report::to_json(info).dump(2).c_str());
   } else {
     std::printf("%s", report::render_text(info).c_str());
+  }
+  if (!device.empty()) {
+    const report::DeviceAnalysis a =
+        report::analyse_on_device(config, batch, seq ? seq : config.block_size,
+                                  report::find_device(device), precision, utilization);
+    std::printf("\n%s", report::render_device_analysis(a).c_str());
   }
   return 0;
 }

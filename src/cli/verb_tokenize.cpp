@@ -1,4 +1,5 @@
-// tinylm tokenize: GPT-2 byte-level BPE from the command line (tokenizer/bpe_tokenizer.h).
+// tinylm tokenize: GPT-2 byte-level BPE from the command line (tokenizer/bpe_tokenizer.h),
+// and the word and char tokenizers with a vocabulary built from a corpus.
 //   tinylm tokenize --input FILE [--ids | --count] [--threads N]   encode (stdin if no --input)
 //   tinylm tokenize --decode [--input FILE]                        ids -> text
 //   tinylm tokenize --check CASES.jsonl                            compare with tiktoken
@@ -14,6 +15,7 @@
 #include "cli/cli_util.h"
 #include "tokenizer/bpe_check.h"
 #include "tokenizer/bpe_tokenizer.h"
+#include "tokenizer/load.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -81,10 +83,14 @@ int run_tokenize(int argc, char** argv) {
   std::string kind = "gpt2", vocab_dir, check_path, input;
   bool print_ids = false, count = false, decode = false, ordinary = false;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::string vocab_from;
   app.add_option("--tokenizer", kind,
-                 "gpt2 (OpenAI's files) or bpe (any vocabulary in "
-                 "GPT-2's format, with --vocab-dir)")
-      ->check(CLI::IsMember({"gpt2", "bpe"}));
+                 "gpt2 (OpenAI's files), bpe (any vocabulary in GPT-2's format, with "
+                 "--vocab-dir), or word / char (Raschka's SimpleTokenizerV2 and characters: "
+                 "the vocabulary is built from --vocab-from)")
+      ->check(CLI::IsMember({"gpt2", "bpe", "word", "char"}));
+  app.add_option("--vocab-from", vocab_from,
+                 "word / char: the corpus whose vocabulary is used (default: the input itself)");
   app.add_option("--vocab-dir", vocab_dir,
                  "folder with encoder.json and vocab.bpe (default: the repo's data/gpt2)");
   app.add_option("--check", check_path,
@@ -100,8 +106,33 @@ int run_tokenize(int argc, char** argv) {
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   require(!(count && print_ids), "--count and --ids exclude each other");
   require(!(decode && (count || print_ids)), "--decode prints text: no --count or --ids");
-  require(kind == "gpt2" || !vocab_dir.empty(), "--tokenizer bpe needs --vocab-dir");
+  require(kind != "bpe" || !vocab_dir.empty(), "--tokenizer bpe needs --vocab-dir");
 
+  if (kind == "word" || kind == "char") {
+    require(check_path.empty(),
+            "--check compares GPT-2 BPE with tiktoken: not with --tokenizer " + kind);
+    require(!vocab_from.empty() || !decode,
+            "--decode with --tokenizer " + kind + " needs --vocab-from");
+    const std::string in = read_input(input);
+    const auto tok = tokenizer_for_corpus(kind, vocab_from.empty() ? in : read_file(vocab_from));
+    if (decode) {
+      const std::string text = tok->decode(parse_ids(in));
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      return 0;
+    }
+    const std::vector<int32_t> ids = tok->encode(in);
+    if (count) {
+      std::printf("%zu\n", ids.size());
+    } else {
+      for (size_t i = 0; i < ids.size(); ++i) std::printf(i ? " %d" : "%d", ids[i]);
+      std::printf("\n");
+    }
+    std::fflush(stdout);  // the ids first, then the note
+    std::fprintf(stderr, "%s vocabulary of %lld tokens\n", kind.c_str(),
+                 static_cast<long long>(tok->vocab_size()));
+    return 0;
+  }
+  require(vocab_from.empty(), "--vocab-from is for --tokenizer word / char");
   const BpeTokenizer tok(vocab_dir.empty() ? default_gpt2_dir() : vocab_dir, kind);
   if (!check_path.empty()) return run_check(tok, check_path);
 

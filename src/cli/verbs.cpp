@@ -18,6 +18,8 @@ int run_embeddings(int argc, char** argv);
 int run_report(int argc, char** argv);
 int run_trace(int argc, char** argv);
 int run_lora(int argc, char** argv);
+int run_data(int argc, char** argv);
+int run_demo(int argc, char** argv);
 
 const std::vector<Verb>& verbs() {
   static const std::vector<Verb> list = {
@@ -29,15 +31,17 @@ const std::vector<Verb>& verbs() {
       {"verify", "check a model folder against its reference outputs", run_verify},
       {"lora", "LoRA adapters: merge an adapter into its base (a Hugging Face folder)", run_lora},
       // tokenizers and data
-      {"tokenize", "GPT-2 BPE: encode, decode, count, or --check against tiktoken", run_tokenize},
+      {"tokenize", "encode / decode / count (gpt2, bpe, word, char), or --check vs tiktoken", run_tokenize},
       {"bpe-train", "train a byte-level BPE vocabulary on a corpus", run_bpe_train},
       {"prepare", "tokenise a corpus once into train.bin / val.bin (uint16)", run_prepare},
+      {"data", "--show: input -> target pairs, a batch, embedding shapes (Raschka ch. 2)", run_data},
       // look inside
       {"info", "parameters, FLOPs and training memory of a model config", run_info},
       {"attention", "attention step by step (--example), or heatmaps of a model as SVG", run_attention},
       {"trace", "walk one input through a model: embeddings, attention, norms", run_trace},
       {"plot", "training curves of a run (log.jsonl) as SVG", run_plot},
       {"embeddings", "cosine similarity of embedding rows (wte / wpe) as SVG", run_embeddings},
+      {"demo", "the course's experiments: residual, sqrt-dk, activations, layernorm", run_demo},
       {"report", "write a run's report.html (curves, samples, attention, tables)", run_report},
   };
   return list;

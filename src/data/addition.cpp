@@ -119,24 +119,25 @@ AdditionProblem sample_training_problem(Rng& rng) {
   }
 }
 
-Batch addition_batch(const std::vector<AdditionProblem>& problems) {
+Batch addition_batch(const std::vector<AdditionProblem>& problems, bool supervise_all) {
+  const int64_t first_supervised = supervise_all ? 0 : kAdditionFirstSupervised;
   const int64_t B = static_cast<int64_t>(problems.size()), T = kAdditionBlockSize;
   Batch batch{B, T, std::vector<int32_t>(B * T), std::vector<int32_t>(B * T)};
   for (int64_t r = 0; r < B; ++r) {
     const std::vector<int32_t> seq = addition_sequence(problems[r]);
     for (int64_t t = 0; t < T; ++t) {
       batch.inputs[r * T + t] = seq[t];
-      batch.targets[r * T + t] = t < kAdditionFirstSupervised ? kIgnoreTarget : seq[t + 1];
+      batch.targets[r * T + t] = t < first_supervised ? kIgnoreTarget : seq[t + 1];
     }
   }
   return batch;
 }
 
-Batch addition_training_batch(int64_t B, Rng& rng) {
+Batch addition_training_batch(int64_t B, Rng& rng, bool supervise_all) {
   require(B >= 1, "batch size must be at least 1");
   std::vector<AdditionProblem> problems(B);
   for (auto& p : problems) p = sample_training_problem(rng);
-  return addition_batch(problems);
+  return addition_batch(problems, supervise_all);
 }
 
 namespace {

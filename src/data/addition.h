@@ -62,10 +62,11 @@ bool is_correct_answer(AdditionProblem p, std::string_view answer);
 bool is_held_out(AdditionProblem p);
 // A uniformly random training problem (never held out).
 AdditionProblem sample_training_problem(Rng& rng);
-// B training examples: Batch{B, T = 12} with targets masked as described above.
-Batch addition_training_batch(int64_t B, Rng& rng);
+// B training examples: Batch{B, T = 12} with targets masked as described above, or
+// (supervise_all, the course chapter's choice) every one of the 12 positions supervised.
+Batch addition_training_batch(int64_t B, Rng& rng, bool supervise_all = false);
 // The same layout for given problems (e.g. held-out ones, for evaluation loss).
-Batch addition_batch(const std::vector<AdditionProblem>& problems);
+Batch addition_batch(const std::vector<AdditionProblem>& problems, bool supervise_all = false);
 // The first n held-out problems in a fixed scrambled order (sorted by their hash), so any
 // n gives a spread of problems; the same every time. n must not exceed
 // num_held_out_problems().

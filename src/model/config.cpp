@@ -37,7 +37,7 @@ std::string position_name(PositionEncoding p) {
 }  // namespace
 
 nlohmann::json GPTConfig::to_json() const {
-  return {{"vocab_size", vocab_size},
+  nlohmann::json j = {{"vocab_size", vocab_size},
           {"block_size", block_size},
           {"n_layer", n_layer},
           {"n_head", n_head},
@@ -55,6 +55,8 @@ nlohmann::json GPTConfig::to_json() const {
           {"ln_eps", ln_eps},
           {"dropout", dropout},
           {"attn_dropout", attention_dropout()}};
+  if (!residual) j["residual"] = false;  // written only when switched off
+  return j;
 }
 
 GPTConfig GPTConfig::from_json(const nlohmann::json& j, const std::string& prefix) {
@@ -87,6 +89,7 @@ GPTConfig GPTConfig::from_json(const nlohmann::json& j, const std::string& prefi
     else if (key == "d_model") get_int(key, c.d_model);
     else if (key == "d_ff") get_int(key, c.d_ff);
     else if (key == "pre_ln") get_bool(key, c.pre_ln);
+    else if (key == "residual") get_bool(key, c.residual);
     else if (key == "tie_head") get_bool(key, c.tie_head);
     else if (key == "qkv_bias") get_bool(key, c.qkv_bias);
     else if (key == "attn_proj_bias") get_bool(key, c.attn_proj_bias);

@@ -24,6 +24,7 @@ struct GPTConfig {
   ops::Activation activation = ops::Activation::GeluTanh;
   PositionEncoding position = PositionEncoding::Learned;
   bool pre_ln = true;          // false: post-LN blocks x = LN(x + f(x)) (original Transformer)
+  bool residual = true;        // false: no skip connections, x = f(x) (the course's experiment)
   bool tie_head = true;        // head weight shared with the token embedding
   bool qkv_bias = true;        // biases of the Q, K, V projections
   bool attn_proj_bias = true;  // bias of the attention output projection

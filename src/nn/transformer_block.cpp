@@ -1,5 +1,7 @@
 #include "nn/transformer_block.h"
 
+#include <algorithm>
+
 namespace tinylm::nn {
 
 void add_into(const Tensor& a, const Tensor& b, Tensor& out) {
@@ -18,8 +20,18 @@ TransformerBlock::TransformerBlock(const GPTConfig& c)
       ln_2(c.d_model, c.ln_bias, c.ln_eps),
       mlp(c.d_model, c.ffn_hidden(), c.activation, c.ffn_bias),
       pre_ln_(c.pre_ln),
+      residual_(c.residual),
       attn_drop_(c.dropout),
       mlp_drop_(c.dropout) {}
+
+void TransformerBlock::add_residual(const Tensor& a, const Tensor& b, Tensor& out) const {
+  if (residual_) {
+    add_into(a, b, out);
+  } else {
+    out.ensure_shape(b.shape());
+    std::copy_n(b.data(), b.numel(), out.data());
+  }
+}
 
 void TransformerBlock::init(Rng& rng, float std, float proj_std) {
   ln_1.init();
@@ -31,15 +43,15 @@ void TransformerBlock::init(Rng& rng, float std, float proj_std) {
 Tensor TransformerBlock::forward(const Tensor& x, const Context& ctx,
                                  const ops::AttentionMask& mask) {
   if (pre_ln_) {
-    add_into(x, attn_drop_.forward(attn.forward(ln_1.forward(x), ctx, mask), ctx), h_);
-    add_into(h_, mlp_drop_.forward(mlp.forward(ln_2.forward(h_)), ctx), y_);
+    add_residual(x, attn_drop_.forward(attn.forward(ln_1.forward(x), ctx, mask), ctx), h_);
+    add_residual(h_, mlp_drop_.forward(mlp.forward(ln_2.forward(h_)), ctx), y_);
     return y_;
   }
   Tensor sum1;
-  add_into(x, attn_drop_.forward(attn.forward(x, ctx, mask), ctx), sum1);
+  add_residual(x, attn_drop_.forward(attn.forward(x, ctx, mask), ctx), sum1);
   h_ = ln_1.forward(sum1);
   Tensor sum2;
-  add_into(h_, mlp_drop_.forward(mlp.forward(h_), ctx), sum2);
+  add_residual(h_, mlp_drop_.forward(mlp.forward(h_), ctx), sum2);
   return ln_2.forward(sum2);
 }
 
@@ -47,30 +59,30 @@ Tensor TransformerBlock::forward_cached(const Tensor& x, Tensor& k_cache, Tensor
                                         int64_t pos) {
   Tensor h, y;
   if (pre_ln_) {
-    add_into(x, attn.forward_cached(ln_1.forward(x), k_cache, v_cache, pos), h);
-    add_into(h, mlp.forward(ln_2.forward(h)), y);
+    add_residual(x, attn.forward_cached(ln_1.forward(x), k_cache, v_cache, pos), h);
+    add_residual(h, mlp.forward(ln_2.forward(h)), y);
     return y;
   }
-  add_into(x, attn.forward_cached(x, k_cache, v_cache, pos), h);
+  add_residual(x, attn.forward_cached(x, k_cache, v_cache, pos), h);
   h = ln_1.forward(h).clone();
-  add_into(h, mlp.forward(h), y);
+  add_residual(h, mlp.forward(h), y);
   return ln_2.forward(y);
 }
 
 Tensor TransformerBlock::backward(const Tensor& dy) {
   if (pre_ln_) {
     // y = h + mlp(ln_2(h)): dh = dy + ln_2'(mlp'(dy))
-    add_into(dy, ln_2.backward(mlp.backward(mlp_drop_.backward(dy))), dh_);
+    add_residual(dy, ln_2.backward(mlp.backward(mlp_drop_.backward(dy))), dh_);
     // h = x + attn(ln_1(x)): dx = dh + ln_1'(attn'(dh))
-    add_into(dh_, ln_1.backward(attn.backward(attn_drop_.backward(dh_))), dx_);
+    add_residual(dh_, ln_1.backward(attn.backward(attn_drop_.backward(dh_))), dx_);
     return dx_;
   }
   // y = ln_2(h + mlp(h)): d(sum2) = ln_2'(dy); dh = dsum2 + mlp'(dsum2)
   const Tensor dsum2 = ln_2.backward(dy);
-  add_into(dsum2, mlp.backward(mlp_drop_.backward(dsum2)), dh_);
+  add_residual(dsum2, mlp.backward(mlp_drop_.backward(dsum2)), dh_);
   // h = ln_1(x + attn(x))
   const Tensor dsum1 = ln_1.backward(dh_);
-  add_into(dsum1, attn.backward(attn_drop_.backward(dsum1)), dx_);
+  add_residual(dsum1, attn.backward(attn_drop_.backward(dsum1)), dx_);
   return dx_;
 }
 

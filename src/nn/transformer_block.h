@@ -33,6 +33,9 @@ class TransformerBlock {
 
  private:
   bool pre_ln_ = true;
+  bool residual_ = true;  // false: the skip connections are cut (out = f(x))
+  // out = a + b, or out = b when the residual connection is switched off.
+  void add_residual(const Tensor& a, const Tensor& b, Tensor& out) const;
   Dropout attn_drop_, mlp_drop_;
   Tensor h_, y_, dh_, dx_;
 };

@@ -69,6 +69,8 @@ std::string run_report_html(const RunReport& r) {
   out += "<p>" + svg::escape(r.attention_caption) + "</p>\n";
   if (!r.attention_svg.empty())
     out += "<figure class=\"figure\">" + inline_svg(r.attention_svg) + "</figure>\n";
+  if (!r.attention_entropy.empty())
+    out += "<p>Entropy per head</p>\n<pre>" + svg::escape(r.attention_entropy) + "</pre>\n";
   out += "</section>\n";
 
   section(out, "model", "Parameters, FLOPs and memory");

@@ -21,6 +21,7 @@ struct RunReport {
   std::vector<std::pair<std::string, std::string>> samples;  // caption -> text, newest first
   std::string attention_caption;                        // what the attention input is
   std::string attention_svg;                            // attention_grid_svg, or ""
+  std::string attention_entropy;  // render_attention_entropy of the same maps, or ""
   std::string model_text;                               // render_text(model_info)
   std::string config_json;                              // the run's config, pretty-printed
 };

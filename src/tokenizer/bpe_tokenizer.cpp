@@ -60,6 +60,7 @@ BpeTokenizer::BpeTokenizer(BpeVocab vocab, std::string kind, std::string dir)
       dir_(std::move(dir)),
       cache_owner_(next_cache_owner()) {
   require(kind_ == "gpt2" || kind_ == "bpe", "BPE tokenizer kind must be gpt2 or bpe");
+  if (!dir_.empty()) pretokenizer_ = read_pretokenizer(dir_);
   for (const auto& [text, id] : vocab_.specials)
     if (text == "<|endoftext|>") eot_id_ = id;
 }
@@ -68,7 +69,7 @@ void BpeTokenizer::encode_ordinary_into(std::string_view text, size_t base,
                                         std::vector<int32_t>& out) const {
   PieceCache& cache = thread_cache(cache_owner_);
   try {
-    gpt2_split(text, [&](std::string_view piece) {
+    split_pieces(pretokenizer_, text, [&](std::string_view piece) {
       const uint32_t whole = vocab_.mergeable.find(piece);  // a single token: as is
       if (whole != kAbsent) {
         out.push_back(static_cast<int32_t>(whole));

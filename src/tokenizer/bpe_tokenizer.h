@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenizer/bpe_pretokenizer_choice.h"
 #include "tokenizer/bpe_vocab.h"
 #include "tokenizer/tokenizer.h"
 
@@ -65,6 +66,9 @@ class BpeTokenizer : public Tokenizer {
   std::string decode_bytes(const std::vector<int32_t>& ids) const;
 
   const BpeVocab& vocab() const { return vocab_; }
+  // How text is cut before BPE: the folder's pretokenizer.txt, or gpt2
+  // (bpe_pretokenizer_choice.h).
+  Pretokenizer pretokenizer() const { return pretokenizer_; }
 
  private:
   void encode_ordinary_into(std::string_view text, size_t base, std::vector<int32_t>& out) const;
@@ -74,6 +78,7 @@ class BpeTokenizer : public Tokenizer {
   BpeVocab vocab_;
   std::string kind_, dir_;
   int32_t eot_id_ = -1;
+  Pretokenizer pretokenizer_ = Pretokenizer::Gpt2;
   uint64_t cache_owner_;  // identifies this tokenizer in the per-thread caches
 };
 

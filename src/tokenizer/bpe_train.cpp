@@ -53,7 +53,8 @@ std::vector<std::string_view> cut_chunks(std::string_view text, size_t target) {
 }
 
 // Pieces of the corpus -> how often each occurs (views into the corpus).
-PieceCounts count_pieces(std::string_view corpus, int threads, int64_t* n_pieces) {
+PieceCounts count_pieces(std::string_view corpus, int threads, Pretokenizer pretokenizer,
+                         int64_t* n_pieces) {
   const size_t target = std::max<size_t>(1 << 16, corpus.size() / (std::max(threads, 1) * 8));
   const std::vector<std::string_view> chunks = cut_chunks(corpus, target);
   const int n = static_cast<int>(chunks.size());
@@ -61,7 +62,7 @@ PieceCounts count_pieces(std::string_view corpus, int threads, int64_t* n_pieces
   std::vector<int64_t> pieces(n, 0);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
   for (int c = 0; c < n; ++c) {
-    gpt2_split(chunks[c], [&](std::string_view piece) {
+    split_pieces(pretokenizer, chunks[c], [&](std::string_view piece) {
       ++partial[c][piece];
       ++pieces[c];
     });
@@ -280,7 +281,7 @@ BpeTrainResult train_bpe(std::string_view corpus, const BpeTrainOptions& options
           "bpe-train: corpus: invalid UTF-8 at byte " + std::to_string(bad));
 
   BpeTrainResult result;
-  const PieceCounts counts = count_pieces(corpus, options.threads, &result.n_pieces);
+  const PieceCounts counts = count_pieces(corpus, options.threads, options.pretokenizer, &result.n_pieces);
   require(!counts.empty(), "bpe-train: the corpus has no text besides <|endoftext|>");
   result.n_distinct = static_cast<int64_t>(counts.size());
 

@@ -36,11 +36,14 @@
 #include <utility>
 #include <vector>
 
+#include "tokenizer/bpe_pretokenizer_choice.h"
+
 namespace tinylm {
 
 struct BpeTrainOptions {
   int64_t vocab_size = 0;  // 256 bytes + merges + 1 special; >= 257
   int threads = 1;         // for counting the pieces
+  Pretokenizer pretokenizer = Pretokenizer::Gpt2;  // how the corpus is cut into pieces
 };
 
 struct BpeTrainResult {

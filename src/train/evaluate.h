@@ -25,8 +25,12 @@ TextEval evaluate_text(GPT& model, const Tokenizer& tok, const std::string& text
                        int64_t batch_size = 16);
 
 struct AdditionEval {
-  int64_t correct = 0, total = 0;
+  int64_t correct = 0, total = 0;        // whole answers (4 digits and <EOS>) exactly right
+  int64_t digits_correct = 0;            // answer digits right in their place (of 4 * total)
   double accuracy() const { return total ? static_cast<double>(correct) / total : 0; }
+  double digit_accuracy() const {
+    return total ? static_cast<double>(digits_correct) / (4.0 * static_cast<double>(total)) : 0;
+  }
 };
 
 AdditionEval evaluate_addition(GPT& model, int64_t n);

@@ -20,17 +20,19 @@ std::string Progress::format_duration(double s) {
   return buf;
 }
 
-void Progress::step(int64_t step, double loss, double lr, double tokens_per_s) {
+void Progress::step(int64_t step, double loss, double lr, double tokens_per_s, double mfu) {
   if (quiet_) return;
   if (first_step_ < 0) first_step_ = step, start_ = std::chrono::steady_clock::now();
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const int64_t done = step - first_step_ + 1;
   const double eta = done > 0 ? elapsed / done * static_cast<double>(total_ - step - 1) : 0;
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "step %5lld/%lld | loss %.4f | lr %.2e | %8.0f tok/s | ETA %s",
+  char mfu_text[32] = "";
+  if (mfu >= 0) std::snprintf(mfu_text, sizeof mfu_text, " | MFU %.1f%%", 100 * mfu);
+  char buf[240];
+  std::snprintf(buf, sizeof buf, "step %5lld/%lld | loss %.4f | lr %.2e | %8.0f tok/s%s | ETA %s",
                 static_cast<long long>(step + 1), static_cast<long long>(total_), loss, lr,
-                tokens_per_s, format_duration(eta).c_str());
+                tokens_per_s, mfu_text, format_duration(eta).c_str());
   if (tty_) {
     std::printf("\r\033[K%s", buf);
     dirty_ = true;

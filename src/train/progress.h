@@ -13,7 +13,8 @@ class Progress {
   Progress(int64_t total_steps, bool quiet);
 
   // Call after each step; prints at most every `every` steps (and always the last).
-  void step(int64_t step, double loss, double lr, double tokens_per_s);
+  // mfu: model FLOPs utilisation in [0, 1] (shown as a percentage), or < 0 to leave out.
+  void step(int64_t step, double loss, double lr, double tokens_per_s, double mfu = -1);
   // Prints a whole line (e.g. an evaluation), moving past a redrawn progress line first.
   void line(const std::string& text);
   void finish();

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "report/attention_entropy.h"
 #include "report/figures.h"
 #include "report/html_report.h"
 #include "report/model_info.h"
@@ -94,6 +95,7 @@ std::string run_report_page(GPT& model, const Tokenizer& tok, const TrainConfig&
                           " tokens: \"" + text + "\"";
     r.attention_svg = report::attention_grid_svg(layers, labels, "attention weights, step " +
                                                                      report::with_commas(in.step));
+    r.attention_entropy = report::render_attention_entropy(report::attention_entropy(layers));
   } else {
     r.attention_caption = "No input to show.";
   }

@@ -81,6 +81,12 @@ TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
       .string("tokenizer", c.data.tokenizer)
       .number("val_fraction", c.data.val_fraction)
       .string("task", c.data.task)
+      .string("windows", c.data.windows)
+      .integer("stride", c.data.stride)
+      .boolean("shuffle", c.data.shuffle)
+      .boolean("drop_last", c.data.drop_last)
+      .integer("epochs", c.data.epochs)
+      .string("loss_on", c.data.loss_on)
       .done();
   auto& t = c.train;
   SectionReader(j.value("train", empty), "train")
@@ -122,7 +128,13 @@ nlohmann::json TrainConfig::to_json() const {
            {{"path", data.path},
             {"tokenizer", data.tokenizer},
             {"val_fraction", data.val_fraction},
-            {"task", data.task}}},
+            {"task", data.task},
+            {"windows", data.windows},
+            {"stride", data.stride},
+            {"shuffle", data.shuffle},
+            {"drop_last", data.drop_last},
+            {"epochs", data.epochs},
+            {"loss_on", data.loss_on}}},
           {"train",
            {{"batch_size", t.batch_size},       {"max_steps", t.max_steps},
             {"lr", t.lr},                       {"min_lr", t.min_lr},
@@ -148,6 +160,13 @@ void TrainConfig::validate() const {
           "data.task: unknown task '" + data.task + "' (addition)");
   require(!data.task.empty() || !data.path.empty(), "data.path: no corpus given");
   require(data.val_fraction > 0 && data.val_fraction < 1, "data.val_fraction must be in (0, 1)");
+  require(data.windows == "random" || data.windows == "sliding",
+          "data.windows: unknown '" + data.windows + "' (random, sliding)");
+  require(data.loss_on == "answer" || data.loss_on == "all",
+          "data.loss_on: unknown '" + data.loss_on + "' (answer, all)");
+  require(data.stride >= 0, "data.stride must be >= 0 (0: model.block_size)");
+  require(data.epochs >= 0, "data.epochs must be >= 0 (0: train.max_steps decides)");
+  require(data.windows == "sliding" || data.epochs == 0, "data.epochs needs data.windows = sliding");
   require(t.batch_size > 0, "train.batch_size must be positive");
   require(t.max_steps > 0, "train.max_steps must be positive");
   require(t.lr > 0, "train.lr must be positive");

@@ -31,6 +31,15 @@ struct DataConfig {
                           // vocab.bpe; a prepared folder brings its own (meta.json)
   double val_fraction = 0.1;       // the last fraction of the corpus is the validation split
   std::string task;                // "addition": generated problems instead of a corpus
+  // How training batches are cut from the train split (data/sliding_windows.h):
+  // "random" windows (nanoGPT, the default) or "sliding" windows (Raschka ch. 2:
+  // max_length = model.block_size, stride, shuffle, drop_last, epochs).
+  std::string windows = "random";
+  int64_t stride = 0;      // sliding: distance between windows; 0 = model.block_size
+  bool shuffle = true;     // sliding: a new window order each epoch
+  bool drop_last = true;   // sliding: drop an epoch's last, smaller batch
+  int64_t epochs = 0;      // sliding: > 0 sets train.max_steps to this many epochs
+  std::string loss_on = "answer";  // addition: "answer" (positions 7..11) or "all" 12
 };
 
 struct TrainSettings {

@@ -10,11 +10,14 @@
 
 #include "generate/generate.h"
 #include "model/gpt.h"
+#include "report/device.h"
+#include "report/flops.h"
 #include "report/text_table.h"
 #include "tensor/threads.h"
 #include "train/adamw.h"
 #include "train/checkpoint.h"
 #include "train/interrupt.h"
+#include "train/layer_grad_norms.h"
 #include "train/progress.h"
 #include "train/run_report.h"
 #include "train/samples.h"
@@ -126,6 +129,7 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
   if (data.is_addition())
     require(c.model.block_size >= 12, "model.block_size must be at least 12 for the addition task");
   c.model.validate();
+  if (c.data.epochs > 0) c.train.max_steps = data.steps_for_epochs(c.data.epochs, c.train.grad_accum);
 
   GPT model(c.model);
   Rng init_rng(c.train.seed);
@@ -186,8 +190,28 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
 
   install_interrupt_handler();
   const int64_t tokens_per_step = c.train.batch_size * c.model.block_size * c.train.grad_accum;
+  // MFU, as nanoGPT and llm.c report it: the model's FLOPs per step (3 x the forward
+  // matrix products, report/flops.h) per second, over this machine's measured sgemm peak.
+  const double flops_per_step =
+      static_cast<double>(report::estimate_flops(c.model, c.train.batch_size, c.model.block_size)
+                              .train_per_step) *
+      static_cast<double>(c.train.grad_accum);
+  const double peak_flops = report::probe_cpu().fp32_flops;
   const nn::Context train_ctx{true, &dropout_rng};
   int exit_code = 0;
+  if (!resuming) {
+    // Step 0, as nanoGPT: the untrained model's loss, about ln(vocab) (uniform guesses).
+    const double train0 = estimate_loss(model, data, "train", c, 0);
+    const double val0 = estimate_loss(model, data, "val", c, 0);
+    nlohmann::json entry = {{"step", 0}, {"train_loss", train0}, {"val_loss", val0}};
+    entry["train_" + data.metric_name()] = data.metric(train0);
+    entry["val_" + data.metric_name()] = data.metric(val0);
+    log.write(entry);
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "step 0: train loss %.4f, val loss %.4f (ln %lld = %.4f)",
+                  train0, val0, static_cast<long long>(vocab), std::log(static_cast<double>(vocab)));
+    progress.line(buf);
+  }
   auto window_start = std::chrono::steady_clock::now();
   int64_t window_steps = 0;
   while (step < c.train.max_steps) {
@@ -195,7 +219,8 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
     model.zero_grad();
     double loss = 0;
     for (int64_t micro = 0; micro < c.train.grad_accum; ++micro) {
-      const Batch b = data.train_batch(c.train.batch_size, c.model.block_size, batch_rng);
+      const Batch b = data.train_batch(c.train.batch_size, c.model.block_size, batch_rng,
+                                       step * c.train.grad_accum + micro);
       loss += model.forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T, train_ctx) /
               static_cast<double>(c.train.grad_accum);
       model.backward(1.0f / static_cast<float>(c.train.grad_accum));
@@ -210,6 +235,8 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
       exit_code = 1;
       break;
     }
+    const bool log_step = (step + 1) % c.train.log_interval == 0 || step + 1 == c.train.max_steps;
+    const std::vector<double> block_norms = log_step ? layer_grad_norms(model) : std::vector<double>{};
     const double grad_norm = c.train.grad_clip > 0
                                  ? clip_gradients(model.parameters(), c.train.grad_clip)
                                  : clip_gradients(model.parameters(), 1e30);
@@ -220,9 +247,10 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
     if (step % c.train.log_interval == 0 || step == c.train.max_steps) {
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - window_start).count();
       const double tps = window_steps * tokens_per_step / std::max(secs, 1e-9);
-      progress.step(step - 1, loss, lr, tps);
+      const double mfu = tps / static_cast<double>(tokens_per_step) * flops_per_step / peak_flops;
+      progress.step(step - 1, loss, lr, tps, mfu);
       log.write({{"step", step}, {"loss", loss}, {"lr", lr}, {"grad_norm", grad_norm},
-                 {"tokens_per_s", tps}});
+                 {"grad_norm_layers", block_norms}, {"tokens_per_s", tps}, {"mfu", mfu}});
       window_start = std::chrono::steady_clock::now();
       window_steps = 0;
     }

@@ -15,6 +15,7 @@ namespace tinylm {
 TrainingData::TrainingData(const TrainConfig& config, const nlohmann::json* tokenizer_json) {
   if (config.data.task == "addition") {
     addition_ = true;
+    supervise_all_ = config.data.loss_on == "all";
     tokenizer_ = tokenizer_for_corpus("addition", "");
     held_out_ = held_out_problems(num_held_out_problems());
     return;
@@ -32,20 +33,36 @@ TrainingData::TrainingData(const TrainConfig& config, const nlohmann::json* toke
   }
   train_ = std::move(ds.train);
   val_ = std::move(ds.val);
+  if (config.data.windows == "sliding") {
+    SlidingWindowOptions o;
+    o.max_length = config.model.block_size;
+    o.stride = config.data.stride > 0 ? config.data.stride : config.model.block_size;
+    o.batch_size = config.train.batch_size;
+    o.shuffle = config.data.shuffle;
+    o.drop_last = config.data.drop_last;
+    o.seed = config.train.seed;
+    sliding_ = std::make_unique<SlidingWindows>(train_, o);
+  }
 }
 
-Batch TrainingData::train_batch(int64_t B, int64_t T, Rng& rng) const {
-  if (addition_) return addition_training_batch(B, rng);
+int64_t TrainingData::steps_for_epochs(int64_t epochs, int64_t grad_accum) const {
+  if (!sliding_ || epochs <= 0) return 0;
+  return (epochs * sliding_->batches_per_epoch() + grad_accum - 1) / grad_accum;
+}
+
+Batch TrainingData::train_batch(int64_t B, int64_t T, Rng& rng, int64_t index) const {
+  if (addition_) return addition_training_batch(B, rng, supervise_all_);
+  if (sliding_) return sliding_->batch(index);
   return sample_batch(train_, B, T, rng);
 }
 
 Batch TrainingData::eval_batch(const std::string& split, int64_t B, int64_t T, Rng& rng) const {
   if (addition_) {
-    if (split == "train") return addition_training_batch(B, rng);
+    if (split == "train") return addition_training_batch(B, rng, supervise_all_);
     // B held-out problems at a random place in the fixed held-out list.
     std::vector<AdditionProblem> pick;
     for (int64_t i = 0; i < B; ++i) pick.push_back(held_out_[rng.below(held_out_.size())]);
-    return addition_batch(pick);
+    return addition_batch(pick, supervise_all_);
   }
   return sample_batch(split == "train" ? train_ : val_, B, T, rng);
 }

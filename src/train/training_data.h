@@ -8,6 +8,7 @@
 
 #include "data/addition.h"
 #include "data/batch.h"
+#include "data/sliding_windows.h"
 #include "tokenizer/tokenizer.h"
 #include "train/train_config.h"
 #include "util/rng.h"
@@ -20,7 +21,11 @@ class TrainingData {
   // not null (a resumed run), that tokenizer is used instead of building one.
   TrainingData(const TrainConfig& config, const nlohmann::json* tokenizer_json);
 
-  Batch train_batch(int64_t B, int64_t T, Rng& rng) const;
+  // Batch number `index` of the run (step * grad_accum + micro-batch): random windows
+  // drawn from rng, or (data.windows = sliding) that batch of the sliding-window loader.
+  Batch train_batch(int64_t B, int64_t T, Rng& rng, int64_t index) const;
+  // Optimizer steps in data.epochs epochs of sliding windows (0 when not set).
+  int64_t steps_for_epochs(int64_t epochs, int64_t grad_accum) const;
   // split: "train" or "val".
   Batch eval_batch(const std::string& split, int64_t B, int64_t T, Rng& rng) const;
 
@@ -40,6 +45,8 @@ class TrainingData {
   std::unique_ptr<Tokenizer> tokenizer_;
   std::vector<int32_t> train_, val_;
   bool addition_ = false;
+  bool supervise_all_ = false;  // addition with data.loss_on = all
+  std::unique_ptr<SlidingWindows> sliding_;  // data.windows = sliding
   std::vector<AdditionProblem> held_out_;  // addition: the problems evaluation draws from
 };
 

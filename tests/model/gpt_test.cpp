@@ -47,6 +47,42 @@ TEST(GPT, GradientsMatchFiniteDifferences) {
   }
 }
 
+// Without residual connections (pre-LN and post-LN) the gradients are still exact, and the
+// output differs from the model with them.
+TEST(GPT, NoResidualGradientsMatchFiniteDifferences) {
+  for (bool pre_ln : {true, false}) {
+    GPTConfig c = small_config();
+    c.pre_ln = pre_ln;
+    c.residual = false;
+    GPT model(c);
+    Rng rng(5);
+    model.init(rng);
+    for (auto& p : model.parameters()) {
+      Tensor r = testing::random_tensor(p.param->value.shape(), rng, 0.3f);
+      p.param->value.copy_from(r);
+    }
+    const int64_t B = 2, T = 4;
+    std::vector<int32_t> ids(B * T), targets(B * T);
+    for (auto& id : ids) id = static_cast<int32_t>(rng.below(c.vocab_size));
+    for (auto& t : targets) t = static_cast<int32_t>(rng.below(c.vocab_size));
+    model.zero_grad();
+    const float without = model.forward_loss(ids.data(), targets.data(), B, T);
+    model.backward();
+    const auto loss = [&] { return model.forward_loss(ids.data(), targets.data(), B, T); };
+    for (auto& p : model.parameters()) {
+      const Tensor analytic = p.param->grad.clone();
+      testing::expect_grad_close(p.name, p.param->value, analytic, loss, 16, 1e-2f, 2e-2);
+    }
+    GPTConfig with_residual = c;
+    with_residual.residual = true;
+    GPT other(with_residual);
+    for (size_t i = 0; i < model.parameters().size(); ++i)
+      other.parameters()[i].param->value.copy_from(model.parameters()[i].param->value);
+    EXPECT_GT(std::fabs(other.forward_loss(ids.data(), targets.data(), B, T) - without), 1e-4f);
+    EXPECT_EQ(GPTConfig::from_json(c.to_json()).residual, false);
+  }
+}
+
 TEST(GPT, UniformLogitsGiveLossLnV) {
   GPTConfig c = small_config();
   c.tie_head = false;

@@ -71,3 +71,21 @@ TEST(HtmlReport, InlineSvgDropsThePrologueOnly) {
 
 }  // namespace
 }  // namespace tinylm::report
+
+namespace tinylm::report {
+namespace {
+
+TEST(HtmlReport, ShowsTheEntropyPerHeadInTheAttentionSection) {
+  RunReport r = example();
+  r.attention_entropy = "layer  head 0\n    0   0.693 <entropy>";
+  const std::string page = run_report_html(r);
+  const size_t attention = page.find("<section id=\"attention\">");
+  const size_t table = page.find("Entropy per head");
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_GT(table, attention);
+  EXPECT_LT(table, page.find("<section id=\"model\">"));
+  EXPECT_NE(page.find("0.693 &lt;entropy&gt;"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tinylm::report

@@ -1,0 +1,14 @@
+// The gradient norm of each transformer block (all parameters named "h.<l>." together),
+// read after backward and before clipping: how much signal reaches each layer. The
+// course's residual experiment compares these with and without residual connections.
+//   model with n_layer blocks -> [n_layer] L2 norms
+#pragma once
+#include <vector>
+
+#include "model/gpt.h"
+
+namespace tinylm {
+
+std::vector<double> layer_grad_norms(GPT& model);
+
+}  // namespace tinylm

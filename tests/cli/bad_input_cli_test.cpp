@@ -122,6 +122,36 @@ TEST(BadInput, AbsurdSizesAreRefusedBeforeAllocating) {
   fs::remove_all(dir);
 }
 
+// Item 7: a checkpoint whose metadata claims absurd sizes is refused before the model
+// is built (the sizes are checked against its tensors).
+TEST(BadInput, CheckpointMetadataSizesAreCheckedAgainstItsTensors) {
+  const std::string dir = fresh_dir("ckptsizes");
+  ASSERT_EQ(run_tinylm("train --quiet --config configs/addition.json --out " + dir +
+                       "/run --set train.max_steps=2 --set train.eval_interval=1000")
+                .code,
+            0);
+  const std::string path = dir + "/run/last.safetensors";
+  const SafeTensors f = load_safetensors(path);
+  std::vector<std::pair<std::string, SafeTensorEntry>> entries;
+  for (const auto& name : f.names) entries.emplace_back(name, f.get(name));
+  for (const auto& [field, value] : std::vector<std::pair<std::string, int64_t>>{
+           {"n_layer", 1000000000}, {"block_size", 1000000000}, {"d_model", int64_t{1} << 62}}) {
+    nlohmann::json config = nlohmann::json::parse(f.metadata.at("tinylm.config"));
+    config["model"][field] = value;
+    std::map<std::string, std::string> meta = f.metadata;
+    meta["tinylm.config"] = config.dump();
+    save_safetensor_entries(dir + "/bad.safetensors", entries, meta);
+    const RunResult r =
+        run_tinylm("sample --checkpoint " + dir + "/bad.safetensors --max-new-tokens 2");
+    EXPECT_EQ(r.code, 2) << field << "\n" << r.output;
+    EXPECT_TRUE(r.output.find("bad.safetensors") != std::string::npos ||
+                r.output.find("too large") != std::string::npos)
+        << field << "\n"
+        << r.output;
+  }
+  fs::remove_all(dir);
+}
+
 // Item 6: a config naming a key twice is refused.
 TEST(BadInput, DuplicateKeysInAConfig) {
   const std::string dir = fresh_dir("dupkeys");

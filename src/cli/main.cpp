@@ -1,12 +1,14 @@
 // tinylm: the command-line program. Each verb lives in its own file (verb_*.cpp) and is
 // listed in verbs.h; this file only dispatches and turns errors into exit codes:
 // 0 ok, 1 runtime failure, 2 bad usage or bad input.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "cli/verbs.h"
 #include "util/error.h"
+#include "util/utf8.h"
 
 namespace {
 
@@ -25,10 +27,26 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string verb = argv[1];
+  // Arguments are text (paths and values end up in JSON, logs and messages): bytes that
+  // are not UTF-8 are bad input, named here rather than failing later.
+  for (int i = 1; i < argc; ++i) {
+    const size_t bad = tinylm::utf8_first_invalid(argv[i]);
+    if (bad != std::string::npos) {
+      std::fprintf(stderr, "tinylm: error: argument %d is not valid UTF-8 (at byte %zu)\n", i, bad);
+      return 2;
+    }
+  }
   for (const auto& v : tinylm::cli::verbs()) {
     if (verb != v.name) continue;
     try {
-      return v.run(argc - 1, argv + 1);
+      const int code = v.run(argc - 1, argv + 1);
+      // What a verb printed must have reached its destination (not a full disk).
+      if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        std::fprintf(stderr, "tinylm %s: error: cannot write the output: %s\n", v.name,
+                     std::strerror(errno));
+        return 2;
+      }
+      return code;
     } catch (const tinylm::InputError& e) {
       std::fprintf(stderr, "tinylm %s: error: %s\n", v.name, e.what());
       return 2;

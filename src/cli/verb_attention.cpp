@@ -103,7 +103,8 @@ int run_attention(int argc, char** argv) {
       ->excludes(ex)
       ->excludes(run_opt);
   app.add_option("--text", text, "the text to run through the model (with --run / --model)");
-  app.add_option("--out", out, "write the attention weights as an SVG heatmap grid");
+  app.add_option("--out", out, "write the attention weights as an SVG heatmap grid")
+      ->check(kNonEmptyPath);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   const bool example = ex->count() > 0;
   if (example && example_name.empty()) example_name = "handout";

@@ -26,7 +26,9 @@ int run_bpe_train(int argc, char** argv) {
   app.add_option("--corpus", corpus_path, "UTF-8 text to train on")->required();
   app.add_option("--vocab-size", vocab_size, "tokens in the vocabulary, >= 257 (GPT-2 has 50257)")
       ->required();
-  app.add_option("--out", out_dir, "folder to write encoder.json and vocab.bpe to")->required();
+  app.add_option("--out", out_dir, "folder to write encoder.json and vocab.bpe to")
+      ->required()
+      ->check(kNonEmptyPath);
   app.add_option("--threads", threads, "threads for counting the pieces")
       ->check(CLI::Range(1, 1024));
   app.add_option("--pretokenizer", pretokenizer,
@@ -36,6 +38,7 @@ int run_bpe_train(int argc, char** argv) {
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
   const Pretokenizer pretok = parse_pretokenizer(pretokenizer);
+  require_writable_folder(out_dir, "--out");  // an unwritable output is refused before training
   const auto start = std::chrono::steady_clock::now();
   const std::string corpus = read_file(corpus_path);
   BpeTrainResult result;

@@ -45,7 +45,7 @@ int run_embeddings(int argc, char** argv) {
   auto* run_opt = app.add_option("--run", run, "run folder or .safetensors checkpoint");
   app.add_option("--model", hf_dir, "a Hugging Face GPT-2 folder (GPT-2 tokenizer)")
       ->excludes(run_opt);
-  app.add_option("--out", out, "the SVG file to write")->required();
+  app.add_option("--out", out, "the SVG file to write")->required()->check(kNonEmptyPath);
   app.add_option("--tokens", tokens,
                  "comma-separated token strings (\\, for a comma, \\n newline); default: the "
                  "first 64 ids");

@@ -50,12 +50,13 @@ int run_generate(int argc, char** argv) {
   app.add_option("--temperature", opts.sampling.temperature, "softmax temperature")->capture_default_str();
   app.add_option("--top-k", opts.sampling.top_k, "keep the k most likely tokens (0: all)")->capture_default_str();
   app.add_option("--top-p", opts.sampling.top_p, "nucleus sampling threshold")->capture_default_str();
-  app.add_option("--seed", seed, "random seed for sampling")->capture_default_str();
+  app.add_option("--seed", seed, "random seed for sampling")->capture_default_str()->check(kSeed);
   app.add_flag("--print-ids", print_ids, "also print the generated ids, comma-separated, on one line");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
   validate(opts.sampling);
-  require(opts.max_new_tokens >= 0, "--max-new-tokens must be >= 0");
+  require(opts.max_new_tokens >= 0 && opts.max_new_tokens <= kMaxNewTokens,
+          "--max-new-tokens must be in [0, " + std::to_string(kMaxNewTokens) + "]");
   require(!prompt_text.empty() || !prompt_ids.empty(), "give --prompt TEXT or --prompt-ids IDS");
   auto model = load_hf_gpt2(model_dir);
   std::unique_ptr<BpeTokenizer> tok;

@@ -13,6 +13,7 @@
 #include "train/training_data.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm::cli {
 
@@ -22,9 +23,10 @@ GPTConfig hf_config(const std::string& dir) {
   const std::string path = dir + "/config.json";
   require(file_exists(path), dir + ": not a model folder (no config.json)");
   try {
-    return config_from_hf(nlohmann::json::parse(read_file(path)));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path + ": " + e.what());
+    return config_from_hf(read_json_file(path));
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    throw InputError(what.rfind("config.json", 0) == 0 ? dir + "/" + what : what);
   }
 }
 

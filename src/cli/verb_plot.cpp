@@ -13,7 +13,7 @@ int run_plot(int argc, char** argv) {
   CLI::App app{"Plot a run's training log (RUN_DIR/log.jsonl) as SVG.", "tinylm plot"};
   std::string run, out;
   app.add_option("--run", run, "run folder (or a log.jsonl file)")->required();
-  app.add_option("--out", out, "the SVG file to write")->required();
+  app.add_option("--out", out, "the SVG file to write")->required()->check(kNonEmptyPath);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   const bool is_file = run.size() > 6 && run.ends_with(".jsonl");
   const report::LossLog log = report::read_log_jsonl(is_file ? run : run + "/log.jsonl");

@@ -24,14 +24,15 @@ int run_prepare(int argc, char** argv) {
   int threads = 0;
   app.add_option("--tokenizer", tokenizer, "gpt2, char, word, or a folder with encoder.json + vocab.bpe")
       ->capture_default_str();
-  app.add_option("--input", input, "the corpus (UTF-8 text)")->required();
-  app.add_option("--out", out, "output folder")->required();
+  app.add_option("--input", input, "the corpus (UTF-8 text)")->required()->check(kNonEmptyPath);
+  app.add_option("--out", out, "output folder")->required()->check(kNonEmptyPath);
   app.add_option("--val-fraction", val_fraction, "the last fraction of tokens kept for validation")
       ->capture_default_str();
   app.add_option("--threads", threads, "threads for GPT-2 BPE encoding (0: all cores)");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   require(val_fraction > 0 && val_fraction < 1, "--val-fraction must be in (0, 1)");
 
+  require_writable_folder(out, "--out");  // an unwritable output is refused before the work
   const std::string text = load_corpus(input);
   const std::unique_ptr<Tokenizer> tok = tokenizer_for_corpus(tokenizer, text);
   require(tok->vocab_size() <= 65536, "the vocabulary (" + std::to_string(tok->vocab_size()) +
@@ -43,7 +44,7 @@ int run_prepare(int argc, char** argv) {
     ids = tok->encode(text);
   }
   const size_t n_train = static_cast<size_t>(static_cast<double>(ids.size()) * (1.0 - val_fraction));
-  std::filesystem::create_directories(out);
+  create_folder(out, "--out");
   write_token_file(out + "/train.bin", std::span(ids).first(n_train));
   write_token_file(out + "/val.bin", std::span(ids).subspan(n_train));
   const nlohmann::json meta = {{"tokenizer", tok->to_json()},

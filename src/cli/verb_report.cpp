@@ -22,7 +22,7 @@ int run_report(int argc, char** argv) {
   std::string run;
   uint64_t seed = 1;
   app.add_option("--run", run, "run folder")->required();
-  app.add_option("--seed", seed, "seed for the sample")->capture_default_str();
+  app.add_option("--seed", seed, "seed for the sample")->capture_default_str()->check(kSeed);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   require(file_exists(run + "/config.json"), run + ": not a run folder (no config.json)");
 

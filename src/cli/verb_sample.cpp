@@ -4,6 +4,7 @@
 
 #include "cli/cli_util.h"
 #include "generate/generate.h"
+#include "tokenizer/stream_decoder.h"
 #include "train/run_model.h"
 #include "util/error.h"
 
@@ -11,44 +12,46 @@ namespace tinylm::cli {
 
 namespace {
 
-// Prints generated text as it grows, holding back what might still change: an
-// unfinished UTF-8 character (decoded as U+FFFD) and a possible start of the stop text.
+// Prints generated text as it grows, decoding only the new id each time (linear in the
+// output), holding back what might still change: an unfinished UTF-8 character (in the
+// StreamDecoder) and a possible start of the stop text.
 class Streamer {
  public:
-  Streamer(const Tokenizer& tok, std::string stop) : tok_(tok), stop_(std::move(stop)) {}
+  Streamer(const Tokenizer& tok, std::string stop) : decoder_(tok), stop_(std::move(stop)) {}
 
   // Returns false once the stop text has appeared (everything before it is printed).
   bool add(int32_t id) {
-    ids_.push_back(id);
-    const std::string text = tok_.decode(ids_);
+    text_ += decoder_.add(id);
     if (!stop_.empty()) {
-      const size_t at = text.find(stop_, printed_ > stop_.size() ? printed_ - stop_.size() : 0);
+      // A new occurrence ends past printed_, so it starts at most stop_.size() - 1 before.
+      const size_t from = printed_ >= stop_.size() ? printed_ - (stop_.size() - 1) : 0;
+      const size_t at = text_.find(stop_, from);
       if (at != std::string::npos) {
-        emit(text, at);
+        emit(at);
         return false;
       }
     }
-    size_t ready = text.size();
-    static const std::string kReplacement = "\xEF\xBF\xBD";
-    if (ready >= 3 && text.compare(ready - 3, 3, kReplacement) == 0) ready -= 3;
-    if (!stop_.empty()) ready = ready >= stop_.size() - 1 ? ready - (stop_.size() - 1) : 0;
-    emit(text, ready);
+    const size_t keep = stop_.empty() ? 0 : stop_.size() - 1;
+    emit(text_.size() >= keep ? text_.size() - keep : 0);
     return true;
   }
-  void finish() { emit(tok_.decode(ids_), std::string::npos); }
+  void finish() {
+    text_ += decoder_.finish();
+    emit(text_.size());
+  }
 
  private:
-  void emit(const std::string& text, size_t upto) {
-    upto = std::min(upto, text.size());
+  void emit(size_t upto) {
+    upto = std::min(upto, text_.size());
     if (upto > printed_) {
-      std::fwrite(text.data() + printed_, 1, upto - printed_, stdout);
+      std::fwrite(text_.data() + printed_, 1, upto - printed_, stdout);
       std::fflush(stdout);
       printed_ = upto;
     }
   }
-  const Tokenizer& tok_;
+  StreamDecoder decoder_;
   std::string stop_;
-  std::vector<int32_t> ids_;
+  std::string text_;  // the decoded text so far
   size_t printed_ = 0;
 };
 
@@ -70,12 +73,13 @@ int run_sample(int argc, char** argv) {
   app.add_option("--top-k", opts.sampling.top_k, "keep the k most likely tokens (0: all)")->capture_default_str();
   app.add_option("--top-p", opts.sampling.top_p, "nucleus sampling: keep the top tokens up to this probability")->capture_default_str();
   app.add_flag("--greedy", opts.sampling.greedy, "always take the most likely token");
-  app.add_option("--seed", seed, "random seed")->capture_default_str();
+  app.add_option("--seed", seed, "random seed")->capture_default_str()->check(kSeed);
   app.add_option("--stop", stop, "stop when this text is generated (it is not printed)");
   app.add_flag("--no-cache", no_cache, "recompute the whole context at every step (no KV cache)");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   require(!run.empty() || !checkpoint.empty(), "give --run RUN_DIR or --checkpoint FILE");
-  require(opts.max_new_tokens >= 0, "--max-new-tokens must be >= 0");
+  require(opts.max_new_tokens >= 0 && opts.max_new_tokens <= kMaxNewTokens,
+          "--max-new-tokens must be in [0, " + std::to_string(kMaxNewTokens) + "]");
   validate(opts.sampling);
   opts.use_cache = !no_cache;
 

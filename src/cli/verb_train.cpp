@@ -13,8 +13,10 @@ int run_train(int argc, char** argv) {
   std::string config_path, out, preset;
   std::vector<std::string> sets;
   TrainOptions opts;
-  app.add_option("--config", config_path, "training config (JSON; see configs/)")->required();
-  app.add_option("--out", out, "run folder (default: runs/<config name>)");
+  app.add_option("--config", config_path, "training config (JSON; see configs/)")
+      ->required()
+      ->check(kNonEmptyPath);
+  app.add_option("--out", out, "run folder (default: runs/<config name>)")->check(kNonEmptyPath);
   app.add_flag("--resume", opts.resume, "continue the run in --out from its last checkpoint");
   app.add_option("--preset", preset,
                  "use a GPT-2 shape as the model (gpt2-124m, gpt2-355m, gpt2-774m, gpt2-1558m), "

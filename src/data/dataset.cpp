@@ -9,6 +9,7 @@
 #include "tokenizer/load.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm {
 
@@ -21,12 +22,7 @@ TokenDataset load_prepared(const std::string& dir, const std::string& tokenizer,
   require(file_exists(meta_path), "data folder " + dir +
                                       " has no meta.json (expected a folder written by "
                                       "`tinylm prepare`: meta.json, train.bin, val.bin)");
-  nlohmann::json meta;
-  try {
-    meta = nlohmann::json::parse(read_file(meta_path));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(meta_path + ": not valid JSON: " + e.what());
-  }
+  const nlohmann::json meta = read_json_file(meta_path);
   require(meta.is_object() && meta.contains("tokenizer"),
           meta_path + ": expected an object with a \"tokenizer\"");
   TokenDataset ds;

@@ -13,6 +13,9 @@
 
 namespace tinylm {
 
+// The most tokens one generation may ask for (sample.max_new_tokens, --max-new-tokens).
+inline constexpr int64_t kMaxNewTokens = 1000000;
+
 struct GenerateOptions {
   int64_t max_new_tokens = 32;
   SamplingOptions sampling;

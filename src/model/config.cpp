@@ -1,8 +1,12 @@
 #include "model/config.h"
 
 #include <array>
+#include <climits>
+#include <cmath>
+#include <limits>
 #include <map>
 
+#include "util/checked_math.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -26,6 +30,23 @@ void GPTConfig::validate() const {
   require(attn_dropout < 1, "model.attn_dropout must be < 1");
   require(ln_eps > 0, "model.ln_eps must be positive");
   require(!(tie_head && head_bias), "model.head_bias needs an untied head (tie_head false)");
+  // Token ids are int32: a larger vocabulary cannot be indexed.
+  require(vocab_size <= INT32_MAX, "model.vocab_size must be at most " +
+                                       std::to_string(INT32_MAX) + ", got " +
+                                       std::to_string(vocab_size));
+  // The parameter count must fit 64-bit arithmetic (then every count derived from it
+  // does): an upper bound of it, computed with checked operations.
+  const int64_t C = d_model, F = ffn_hidden();
+  const int64_t per_block = checked_add(
+      checked_mul(checked_mul(4, C, "model.d_model"), C, "model.d_model"),
+      checked_mul(checked_mul(2, C, "model.d_model"), checked_add(F, 8, "model.d_ff"),
+                  "model.d_ff"),
+      "model.d_ff");
+  const int64_t embeddings = checked_add(checked_mul(checked_mul(2, vocab_size, "model.vocab_size"), C, "model.vocab_size"),
+                                         checked_mul(block_size, C, "model.block_size"),
+                                         "model.block_size");
+  checked_add(embeddings, checked_mul(n_layer, checked_add(per_block, 2 * C, "model.d_model"), "model.n_layer"),
+              "model.n_layer");
 }
 
 namespace {
@@ -78,7 +99,10 @@ GPTConfig GPTConfig::from_json(const nlohmann::json& j, const std::string& prefi
   };
   const auto get_float = [&](const std::string& key, float& out) {
     require(j[key].is_number(), prefix + key + " must be a number");
-    out = j[key].get<float>();
+    const double v = j[key].get<double>();
+    require(std::isfinite(v) && std::abs(v) <= std::numeric_limits<float>::max(),
+            prefix + key + " is out of the range of a 32-bit float");
+    out = static_cast<float>(v);
   };
   for (const auto& [key, value] : j.items()) {
     if (key == "preset") continue;

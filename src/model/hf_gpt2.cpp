@@ -5,7 +5,9 @@
 
 #include "io/safetensors.h"
 #include "util/error.h"
+#include "model/weights_check.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm {
 
@@ -32,12 +34,6 @@ Tensor transposed(const Tensor& t) {
 }
 
 
-int64_t get_int(const nlohmann::json& j, const char* key) {
-  require(j.contains(key), std::string("config.json: missing ") + key);
-  require(j[key].is_number_integer(), std::string("config.json: ") + key + " must be an integer");
-  return j[key].get<int64_t>();
-}
-
 }  // namespace
 
 std::string hf_param_name(const std::string& name) {
@@ -48,25 +44,28 @@ Tensor to_hf_layout(const std::string& name, const Tensor& value) {
   return is_conv1d(name) ? transposed(value) : value;
 }
 
-GPTConfig config_from_hf(const nlohmann::json& hf) {
-  require(hf.is_object(), "config.json must be a JSON object");
-  if (hf.contains("tinylm_config")) return GPTConfig::from_json(hf["tinylm_config"], "tinylm_config.");
+GPTConfig config_from_hf(const nlohmann::json& hf_json) {
+  const JsonField hf(hf_json, "config.json");
+  hf.require_object();
+  if (hf.has("tinylm_config")) return GPTConfig::from_json(hf_json["tinylm_config"], "tinylm_config.");
+  const auto size = [&](const char* key) { return hf[key].integer(1, INT64_MAX); };
   GPTConfig c;
-  c.vocab_size = get_int(hf, "vocab_size");
-  c.block_size = get_int(hf, "n_positions");
-  c.d_model = get_int(hf, "n_embd");
-  c.n_layer = get_int(hf, "n_layer");
-  c.n_head = get_int(hf, "n_head");
-  if (hf.contains("n_inner") && !hf["n_inner"].is_null()) c.d_ff = get_int(hf, "n_inner");
-  const std::string act = hf.value("activation_function", "gelu_new");
+  c.vocab_size = size("vocab_size");
+  c.block_size = size("n_positions");
+  c.d_model = size("n_embd");
+  c.n_layer = size("n_layer");
+  c.n_head = size("n_head");
+  if (hf.has("n_inner") && !hf["n_inner"].is_null()) c.d_ff = size("n_inner");
+  const std::string act =
+      hf.has("activation_function") ? hf["activation_function"].string() : "gelu_new";
   if (act == "gelu_new" || act == "gelu_pytorch_tanh") c.activation = ops::Activation::GeluTanh;
   else if (act == "gelu") c.activation = ops::Activation::GeluErf;
   else if (act == "relu") c.activation = ops::Activation::Relu;
   else throw InputError("config.json: unsupported activation_function '" + act + "'");
-  c.ln_eps = hf.value("layer_norm_epsilon", 1e-5f);
-  c.tie_head = hf.value("tie_word_embeddings", true);
-  c.dropout = hf.value("resid_pdrop", 0.0f);
-  c.attn_dropout = hf.value("attn_pdrop", c.dropout);
+  if (hf.has("layer_norm_epsilon")) c.ln_eps = hf["layer_norm_epsilon"].float_number();
+  if (hf.has("tie_word_embeddings")) c.tie_head = hf["tie_word_embeddings"].boolean();
+  if (hf.has("resid_pdrop")) c.dropout = hf["resid_pdrop"].float_number();
+  c.attn_dropout = hf.has("attn_pdrop") ? hf["attn_pdrop"].float_number() : c.dropout;
   c.validate();
   return c;
 }
@@ -100,15 +99,19 @@ bool is_hf_model_dir(const std::string& dir) {
 
 std::unique_ptr<GPT> load_hf_gpt2(const std::string& dir) {
   require(is_hf_model_dir(dir), dir + ": not a model folder (needs config.json and model.safetensors)");
-  nlohmann::json hf;
+  GPTConfig config;
   try {
-    hf = nlohmann::json::parse(read_file(dir + "/config.json"));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(dir + "/config.json: " + e.what());
+    config = config_from_hf(read_json_file(dir + "/config.json"));
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    throw InputError(what.rfind("config.json", 0) == 0 ? dir + "/" + what : what);
   }
-  auto model = std::make_unique<GPT>(config_from_hf(hf));
   const std::string path = dir + "/model.safetensors";
   const SafeTensors file = load_safetensors(path);
+  // Saved with or without the "transformer." prefix.
+  const std::string prefix = file.has("transformer.wte.weight") ? "transformer." : "";
+  check_config_against_weights(config, file, prefix, path);
+  auto model = std::make_unique<GPT>(config);
   for (auto& [name, param] : model->parameters()) {
     std::string stored = hf_param_name(name);
     if (!file.has(stored)) stored = name;  // saved without the "transformer." prefix

@@ -1,5 +1,9 @@
 #include "report/flops.h"
 
+#include <algorithm>
+
+#include "util/checked_math.h"
+
 #include "report/param_table.h"
 #include "util/error.h"
 
@@ -17,6 +21,10 @@ FlopEstimate estimate_flops(const GPTConfig& c, int64_t B, int64_t T) {
   check_batch_shape(c, B, T);
   const int64_t V = c.vocab_size, C = c.d_model, L = c.n_layer, F = c.ffn_hidden();
   const int64_t H = c.n_head;
+  // An upper bound of every count below, checked, so that none of them overflows.
+  checked_product({64, L + 2, C, std::max({C, F, V, T}), B, T},
+                  "the FLOPs of a training step (batch " + std::to_string(B) + ", sequence " +
+                      std::to_string(T) + ")");
   FlopEstimate e;
   e.batch = B, e.seq = T;
   e.rows = {

@@ -1,6 +1,9 @@
 #include "report/memory.h"
 
+#include <algorithm>
+
 #include "report/flops.h"
+#include "util/checked_math.h"
 #include "report/param_table.h"
 
 namespace tinylm::report {
@@ -9,6 +12,11 @@ MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool tr
   c.validate();
   check_batch_shape(c, B, T);
   const int64_t V = c.vocab_size, C = c.d_model, L = c.n_layer, F = c.ffn_hidden();
+  // An upper bound of every byte count below, checked, so that none of them overflows.
+  const int64_t widest = std::max({C, F, V, checked_mul(c.n_head, T, "n_head x sequence")});
+  checked_product({64, L + 2, B, T, widest}, "the memory of a training step (batch " +
+                                                 std::to_string(B) + ", sequence " +
+                                                 std::to_string(T) + ")");
   const int64_t H = c.n_head, BT = B * T, BTC = B * T * C, BTF = B * T * F;
   const bool drop = training && c.dropout > 0.0f;
   const bool attn_drop = training && c.attention_dropout() > 0.0f;

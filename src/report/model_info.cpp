@@ -3,6 +3,7 @@
 #include "report/text_table.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm::report {
 
@@ -12,13 +13,7 @@ ModelInfo model_info(const GPTConfig& c, int64_t batch, int64_t seq) {
 }
 
 GPTConfig load_model_config(const std::string& path) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path + ": not valid JSON: " + e.what());
-  }
-  return model_config_from_json(j, path);
+  return model_config_from_json(read_json_file(path), path);
 }
 
 GPTConfig model_config_from_json(const nlohmann::json& j, const std::string& what) {

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "util/error.h"
+#include "util/files.h"
 
 namespace tinylm::svg {
 
@@ -144,12 +145,6 @@ std::string Document::str() const {
   return out.str();
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  require(static_cast<bool>(f), "cannot write " + path);
-  f << text;
-  f.close();
-  require(static_cast<bool>(f), "error writing " + path);
-}
+void write_file(const std::string& path, const std::string& text) { write_file_atomic(path, text); }
 
 }  // namespace tinylm::svg

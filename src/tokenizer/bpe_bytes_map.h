@@ -111,6 +111,7 @@ class BytesMap {
 class PairMap {
  public:
   uint32_t find(uint32_t a, uint32_t b) const {
+    if (slots_.empty()) return kAbsent;
     const uint64_t key = pack(a, b);
     for (size_t i = mix(key) & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];

@@ -7,6 +7,7 @@
 #include "tokenizer/bpe_pretokenize.h"
 #include "tokenizer/bpe_utf8_lossy.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace tinylm {
 
@@ -52,7 +53,19 @@ std::string default_gpt2_dir() {
 }
 
 BpeTokenizer::BpeTokenizer(const std::string& dir, const std::string& kind)
-    : BpeTokenizer(load_bpe_vocab(dir), kind, dir) {}
+    : BpeTokenizer(from_texts(read_file(dir + "/encoder.json"), read_file(dir + "/vocab.bpe"),
+                              kind, dir)) {}
+
+BpeTokenizer BpeTokenizer::from_texts(std::string encoder_json, std::string merges_text,
+                                      const std::string& kind, const std::string& dir) {
+  const std::string where = dir.empty() ? "tokenizer " : dir + "/";
+  BpeTokenizer tok(parse_bpe_vocab(encoder_json, merges_text, where + "encoder.json",
+                                   where + "vocab.bpe"),
+                   kind, dir);
+  tok.encoder_json_ = std::move(encoder_json);
+  tok.merges_text_ = std::move(merges_text);
+  return tok;
+}
 
 BpeTokenizer::BpeTokenizer(BpeVocab vocab, std::string kind, std::string dir)
     : vocab_(std::move(vocab)),
@@ -219,7 +232,11 @@ std::string BpeTokenizer::decode(const std::vector<int32_t>& ids) const {
 
 nlohmann::json BpeTokenizer::to_json() const {
   if (kind_ == "gpt2" && dir_ == default_gpt2_dir()) return {{"kind", kind_}};
-  return {{"kind", kind_}, {"dir", dir_}};
+  if (encoder_json_.empty()) return {{"kind", kind_}, {"dir", dir_}};
+  // The vocabulary itself travels with the run: ids keep their meaning wherever the
+  // run is read from, and whatever later happens to the folder it came from.
+  return {{"kind", kind_}, {"dir", dir_}, {"encoder.json", encoder_json_},
+          {"vocab.bpe", merges_text_}};
 }
 
 }  // namespace tinylm

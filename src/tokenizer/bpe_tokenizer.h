@@ -47,13 +47,19 @@ class BpeTokenizer : public Tokenizer {
   explicit BpeTokenizer(const std::string& dir = default_gpt2_dir(),
                         const std::string& kind = "gpt2");
   BpeTokenizer(BpeVocab vocab, std::string kind, std::string dir);
+  // From the two files' contents (a tokenizer stored inside a run); dir names its origin.
+  static BpeTokenizer from_texts(std::string encoder_json, std::string merges_text,
+                                 const std::string& kind, const std::string& dir);
 
   std::string kind() const override { return kind_; }
   int64_t vocab_size() const override { return vocab_.size(); }
   // Every special token allowed (see above).
   std::vector<int32_t> encode(std::string_view text) const override;
   std::string decode(const std::vector<int32_t>& ids) const override;
-  // {"kind": "gpt2"} for the shipped files, else {"kind": ..., "dir": ...}.
+  std::string decode_piece(int32_t id, bool first) const override { return decode_bytes({id}); }
+  // {"kind": "gpt2"} for the shipped files, else {"kind": ..., "dir": ...,
+  // "encoder.json": its text, "vocab.bpe": its text}: the vocabulary is stored, not
+  // just where it came from.
   nlohmann::json to_json() const override;
   int32_t eot_id() const override { return eot_id_; }
 
@@ -77,6 +83,7 @@ class BpeTokenizer : public Tokenizer {
 
   BpeVocab vocab_;
   std::string kind_, dir_;
+  std::string encoder_json_, merges_text_;  // the files' text, when loaded from them
   int32_t eot_id_ = -1;
   Pretokenizer pretokenizer_ = Pretokenizer::Gpt2;
   uint64_t cache_owner_;  // identifies this tokenizer in the per-thread caches

@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <queue>
+#include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "tokenizer/bpe_bytes_map.h"
 #include "tokenizer/bpe_pretokenize.h"
@@ -102,12 +104,14 @@ struct Candidate {
 
 class Trainer {
  public:
-  Trainer(const PieceCounts& counts, int64_t n_merges) : n_merges_(n_merges) {
+  Trainer(const PieceCounts& counts, int64_t n_merges, int64_t linear_max)
+      : n_merges_(n_merges), linear_max_(linear_max) {
     // Tokens: the 256 bytes in GPT-2's id order.
     const auto& byte_ids = gpt2_byte_ids();
     tokens_.resize(256);
     for (int b = 0; b < 256; ++b) tokens_[byte_ids[b]] = std::string(1, static_cast<char>(b));
     for (int32_t id = 0; id < 256; ++id) token_ids_.insert(tokens_[id], id);
+    token_lengths_.insert(1);
 
     // Words in a fixed order (the map's order depends on hashing and threads).
     std::vector<std::pair<std::string_view, int64_t>> sorted(counts.begin(), counts.end());
@@ -168,8 +172,11 @@ class Trainer {
   }
 
   // tiktoken's rule on one word: merge the leftmost adjacent pair whose concatenation is
-  // the lowest-ranked existing token, until no pair forms a token.
+  // the lowest-ranked existing token, until no pair forms a token. Short words scan for
+  // the best pair (as tiktoken does); long ones (a run of one letter, DNA, base64) use a
+  // heap over a linked list, so a word of n tokens costs n log n lookups, not n^2.
   void segment(std::vector<int32_t>& t) {
+    if (t.size() > static_cast<size_t>(linear_max_)) return segment_heap(t);
     for (;;) {
       uint32_t best = kAbsent;
       size_t at = 0;
@@ -186,16 +193,67 @@ class Trainer {
     }
   }
 
+  // The same rule with a min-heap of (rank, position, version) entries; an entry whose
+  // left part was merged since (version changed) or whose right part changed is stale.
+  void segment_heap(std::vector<int32_t>& t) {
+    const auto n = static_cast<uint32_t>(t.size());
+    constexpr uint32_t kNil = 0xFFFFFFFFu;
+    std::vector<uint32_t> next(n), prev(n), version(n, 0);
+    struct Entry {
+      uint32_t rank, start, version;
+      bool operator>(const Entry& o) const {
+        return rank != o.rank ? rank > o.rank : start > o.start;
+      }
+    };
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+    for (uint32_t i = 0; i < n; ++i) {
+      next[i] = i + 1 < n ? i + 1 : kNil;
+      prev[i] = i > 0 ? i - 1 : kNil;
+    }
+    const auto push_pair = [&](uint32_t i) {
+      if (i == kNil || next[i] == kNil) return;
+      const uint32_t r = joined(t[i], t[next[i]]);
+      if (r != kAbsent) heap.push({r, i, version[i]});
+    };
+    for (uint32_t i = 0; i + 1 < n; ++i) push_pair(i);
+    while (!heap.empty()) {
+      const Entry e = heap.top();
+      heap.pop();
+      const uint32_t i = e.start;
+      if (e.version != version[i] || next[i] == kNil) continue;
+      const uint32_t j = next[i];
+      if (joined(t[i], t[j]) != e.rank) continue;  // the right part changed
+      t[i] = static_cast<int32_t>(e.rank);
+      next[i] = next[j];
+      if (next[j] != kNil) prev[next[j]] = i;
+      version[j] = kNil;  // j is gone: its entries are stale
+      ++version[i];
+      if (prev[i] != kNil) {
+        ++version[prev[i]];
+        push_pair(prev[i]);
+      }
+      push_pair(i);
+    }
+    size_t out = 0;
+    for (uint32_t i = 0; i != kNil; i = next[i]) t[out++] = t[i];
+    t.resize(out);
+  }
+
   void merge(int32_t a, int32_t b) {
     const auto id = static_cast<int32_t>(tokens_.size());
     const std::string bytes = tokens_[a] + tokens_[b];
     tokens_.push_back(bytes);
     token_ids_.insert(bytes, static_cast<uint32_t>(id));
+    token_lengths_.insert(bytes.size());
     merges_.emplace_back(a, b);
 
-    // The words holding any split (x, y) of the new token: (a, b) and any other one.
+    // The words holding any split (x, y) of the new token: (a, b) and any other one. Only
+    // cuts where both sides have the length of some token are looked up (a long token
+    // would otherwise cost a lookup of its whole length at each of its bytes).
     std::vector<int32_t> affected;
-    for (size_t s = 1; s < bytes.size(); ++s) {
+    for (const size_t s : token_lengths_) {
+      if (s >= bytes.size()) break;
+      if (!token_lengths_.count(bytes.size() - s)) continue;
       const uint32_t x = token_ids_.find(std::string_view(bytes).substr(0, s));
       const uint32_t y = token_ids_.find(std::string_view(bytes).substr(s));
       if (x == kAbsent || y == kAbsent) continue;
@@ -212,10 +270,13 @@ class Trainer {
     // Re-segment each; collect the count changes and new (pair, word) links.
     std::unordered_map<uint64_t, int64_t> delta;
     std::vector<uint64_t> old_pairs;
+    std::unordered_set<uint64_t> old_set;
     for (const int32_t w : affected) {
       std::vector<int32_t>& t = words_[w];
       old_pairs.clear();
       for (size_t i = 0; i + 1 < t.size(); ++i) old_pairs.push_back(pack(t[i], t[i + 1]));
+      old_set.clear();
+      old_set.insert(old_pairs.begin(), old_pairs.end());
       const size_t old_size = t.size();
       segment(t);
       if (t.size() == old_size) continue;  // a stale link: the word no longer holds a split
@@ -223,7 +284,7 @@ class Trainer {
       for (size_t i = 0; i + 1 < t.size(); ++i) {
         const uint64_t p = pack(t[i], t[i + 1]);
         delta[p] += freq_[w];
-        if (std::find(old_pairs.begin(), old_pairs.end(), p) == old_pairs.end()) {
+        if (!old_set.count(p)) {
           auto& list = pair_words_[p];
           if (list.empty() || list.back() != w) list.push_back(w);
         }
@@ -243,7 +304,9 @@ class Trainer {
   }
 
   int64_t n_merges_;
+  int64_t linear_max_;  // longest word segmented by scans (longer: the heap)
   std::vector<std::string> tokens_;
+  std::set<size_t> token_lengths_;  // the distinct lengths of the tokens so far
   BytesMap token_ids_{1024};
   std::vector<std::pair<int32_t, int32_t>> merges_;
   std::vector<std::vector<int32_t>> words_;
@@ -285,7 +348,7 @@ BpeTrainResult train_bpe(std::string_view corpus, const BpeTrainOptions& options
   require(!counts.empty(), "bpe-train: the corpus has no text besides <|endoftext|>");
   result.n_distinct = static_cast<int64_t>(counts.size());
 
-  Trainer trainer(counts, options.vocab_size - 257);
+  Trainer trainer(counts, options.vocab_size - 257, options.linear_segment_max);
   trainer.run();
   result.tokens = trainer.take_tokens();
   result.merges = trainer.take_merges();
@@ -315,9 +378,7 @@ std::string bpe_merges_text(const BpeTrainResult& result) {
 }
 
 void write_bpe_vocab(const BpeTrainResult& result, const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  require(!ec, "bpe-train: cannot create folder " + dir + ": " + ec.message());
+  create_folder(dir, "bpe-train --out");
   write_file_atomic(dir + "/encoder.json", bpe_encoder_json(result));
   write_file_atomic(dir + "/vocab.bpe", bpe_merges_text(result));
 }

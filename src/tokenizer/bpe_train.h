@@ -21,7 +21,8 @@
 //    an older token reachable again) is merged further. So the counts always describe
 //    what the final encoder produces, and no merge ever recreates an existing token.
 //    When every split of each token is the one its merge used (the usual case), this is
-//    the same as applying the merges in training order.
+//    the same as applying the merges in training order. Re-segmenting a long word (a run
+//    of one letter, DNA, base64) uses a heap, so each merge costs n log n in its length.
 //  - Incremental counting: pair -> count and pair -> words holding it (lazily pruned);
 //    after a merge only the words holding a split of the new token are re-segmented, and
 //    the best pair comes from a max-heap with lazy invalidation (an entry is used only if
@@ -44,6 +45,9 @@ struct BpeTrainOptions {
   int64_t vocab_size = 0;  // 256 bytes + merges + 1 special; >= 257
   int threads = 1;         // for counting the pieces
   Pretokenizer pretokenizer = Pretokenizer::Gpt2;  // how the corpus is cut into pieces
+  // Words longer than this (in tokens) are re-segmented with a heap (n log n) instead of
+  // repeated scans (n^2); both give the same result (tests compare them).
+  int64_t linear_segment_max = 64;
 };
 
 struct BpeTrainResult {

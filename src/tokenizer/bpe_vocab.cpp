@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json_read.h"
+
 #include "util/error.h"
 #include "util/files.h"
 #include "util/utf8.h"
@@ -55,12 +57,7 @@ bool token_text_to_bytes(std::string_view text, std::string* out) {
 
 // Reads encoder.json into id -> token bytes (ids must be exactly 0..N-1).
 std::vector<std::string> parse_encoder(std::string_view text, const std::string& name) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(name + ": not valid JSON: " + e.what());
-  }
+  const nlohmann::json json = parse_json(text, name);  // a token named twice is an error
   require(json.is_object(), name + ": expected a JSON object {\"token\": id, ...}");
   require(json.size() >= 256, name + ": has " + std::to_string(json.size()) +
                                   " entries; a byte-level vocabulary has at least 256");

@@ -19,6 +19,14 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j) {
     return std::make_unique<AdditionTokenizer>(AdditionTokenizer::from_json(j));
   }
   if (kind == "gpt2" || kind == "bpe") {  // {"kind": "gpt2"} or {"kind": ..., "dir": ...}
+    if (j.contains("encoder.json") || j.contains("vocab.bpe")) {  // the vocabulary itself
+      require(j.contains("encoder.json") && j["encoder.json"].is_string() &&
+                  j.contains("vocab.bpe") && j["vocab.bpe"].is_string(),
+              "tokenizer JSON: \"encoder.json\" and \"vocab.bpe\" must both be strings");
+      const std::string dir = j.contains("dir") && j["dir"].is_string() ? j["dir"].get<std::string>() : "";
+      return std::make_unique<BpeTokenizer>(BpeTokenizer::from_texts(
+          j["encoder.json"].get<std::string>(), j["vocab.bpe"].get<std::string>(), kind, dir));
+    }
     if (j.contains("dir")) {
       require(j["dir"].is_string(), "tokenizer JSON: \"dir\" must be a string");
       return std::make_unique<BpeTokenizer>(j["dir"].get<std::string>(), kind);

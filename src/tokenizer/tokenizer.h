@@ -22,6 +22,10 @@ class Tokenizer {
   virtual std::vector<int32_t> encode(std::string_view text) const = 0;
   // Throws InputError for ids outside [0, vocab_size).
   virtual std::string decode(const std::vector<int32_t>& ids) const = 0;
+  // The bytes id adds when appended to a decoded sequence (first: it starts it), so that
+  // decoding id by id is linear: utf8_lossy of the concatenated pieces of ids equals
+  // decode(ids). Bytes, not text: a BPE token may hold part of a UTF-8 character.
+  virtual std::string decode_piece(int32_t id, bool first) const { return decode({id}); }
   // Everything needed to rebuild this tokenizer: {"kind": ..., ...}.
   virtual nlohmann::json to_json() const = 0;
   // The id of "<|endoftext|>" if the vocabulary has one, else -1.

@@ -121,6 +121,11 @@ std::string WordTokenizer::decode(const std::vector<int32_t>& ids) const {
   return out;
 }
 
+std::string WordTokenizer::decode_piece(int32_t id, bool first) const {
+  const std::string token = decode({id});
+  return first || attaches_left(token) ? token : " " + token;
+}
+
 nlohmann::json WordTokenizer::to_json() const {
   return {{"kind", "word"}, {"words", words_}};
 }

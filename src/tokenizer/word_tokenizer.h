@@ -56,6 +56,7 @@ class WordTokenizer : public Tokenizer {
   int64_t vocab_size() const override { return static_cast<int64_t>(words_.size()); }
   std::vector<int32_t> encode(std::string_view text) const override;
   std::string decode(const std::vector<int32_t>& ids) const override;
+  std::string decode_piece(int32_t id, bool first) const override;
   nlohmann::json to_json() const override;
   int32_t eot_id() const override { return eot_id_; }
 

@@ -1,6 +1,10 @@
 #include "train/checkpoint.h"
 
+#include <cmath>
+
 #include "io/safetensors.h"
+#include "util/files.h"
+#include "util/json_read.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -38,8 +42,9 @@ CheckpointState state_from(const SafeTensors& f, const std::string& path) {
   require(meta(f, "tinylm.format", path) == "1", path + ": unsupported checkpoint format");
   try {
     s.step = std::stoll(meta(f, "tinylm.step", path));
-    s.config = nlohmann::json::parse(meta(f, "tinylm.config", path));
-    s.tokenizer = nlohmann::json::parse(meta(f, "tinylm.tokenizer", path));
+    require(s.step >= 0, path + ": tinylm.step must be >= 0");
+    s.config = parse_json(meta(f, "tinylm.config", path), path + ": tinylm.config");
+    s.tokenizer = parse_json(meta(f, "tinylm.tokenizer", path), path + ": tinylm.tokenizer");
     s.best_val_loss = std::stod(meta(f, "tinylm.best_val_loss", path));
     s.val_loss = std::stod(meta(f, "tinylm.val_loss", path));
   } catch (const InputError&) {
@@ -52,10 +57,66 @@ CheckpointState state_from(const SafeTensors& f, const std::string& path) {
   return s;
 }
 
+bool all_finite(const Tensor& t) {
+  const float* p = t.data();
+  bool finite = true;
+  for (int64_t i = 0; i < t.numel(); ++i) finite &= std::isfinite(p[i]);
+  return finite;
+}
+
 }  // namespace
+
+std::string first_non_finite(GPT& model, AdamW& optimizer) {
+  const ParameterList params = model.parameters();
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!all_finite(params[i].param->value)) return "weight " + params[i].name;
+    if (!all_finite(optimizer.first_moments()[i]) || !all_finite(optimizer.second_moments()[i]))
+      return "the AdamW moment of " + params[i].name;
+  }
+  return "";
+}
+
+std::string SavedCheckpoints::newest() const {
+  if (last_step < 0 && best_step < 0) return "";
+  return last_step >= best_step ? last : best;
+}
+
+std::string SavedCheckpoints::describe() const {
+  const auto one = [](const std::string& path, int64_t step, const std::string& error) {
+    const std::string name = path.substr(path.find_last_of('/') + 1);
+    return step >= 0 ? name + " (step " + std::to_string(step) + ")"
+                     : name + " (unreadable: " + error + ")";
+  };
+  if (!any()) return "no checkpoint";
+  if (best.empty()) return one(last, last_step, last_error);
+  if (last.empty()) return one(best, best_step, best_error) + " but no last.safetensors";
+  return one(last, last_step, last_error) + " and " + one(best, best_step, best_error);
+}
+
+SavedCheckpoints find_checkpoints(const std::string& dir) {
+  SavedCheckpoints s;
+  const auto look = [&](const std::string& path, std::string& found, int64_t& step,
+                        std::string& error) {
+    if (!file_exists(path)) return;
+    found = path;
+    try {
+      step = read_checkpoint_state(path).step;
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+  };
+  look(dir + "/last.safetensors", s.last, s.last_step, s.last_error);
+  look(dir + "/best.safetensors", s.best, s.best_step, s.best_error);
+  return s;
+}
 
 void save_checkpoint(const std::string& path, GPT& model, AdamW* optimizer,
                      const CheckpointState& state) {
+  if (optimizer) {
+    const std::string bad = first_non_finite(model, *optimizer);
+    if (!bad.empty())
+      throw std::runtime_error("refusing to write " + path + ": " + bad + " is not finite");
+  }
   std::vector<std::pair<std::string, Tensor>> tensors;
   const ParameterList params = model.parameters();
   for (const auto& p : params) tensors.emplace_back("model." + p.name, p.param->value);
@@ -85,7 +146,15 @@ CheckpointState read_checkpoint_state(const std::string& path) {
 }
 
 CheckpointState load_checkpoint(const std::string& path, GPT& model, AdamW* optimizer) {
-  const SafeTensors f = load_safetensors(path);
+  return load_checkpoint(load_safetensors(path), path, model, optimizer);
+}
+
+CheckpointState checkpoint_state(const SafeTensors& f, const std::string& path) {
+  return state_from(f, path);
+}
+
+CheckpointState load_checkpoint(const SafeTensors& f, const std::string& path, GPT& model,
+                                AdamW* optimizer) {
   CheckpointState state = state_from(f, path);
   const ParameterList params = model.parameters();
   const auto load_into = [&](const std::string& key, Tensor& dst) {

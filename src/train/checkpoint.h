@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/safetensors.h"
 #include "model/gpt.h"
 #include "train/adamw.h"
 #include "util/rng.h"
@@ -39,5 +40,26 @@ CheckpointState read_checkpoint_state(const std::string& path);
 // Loads weights into `model` (and moments into `optimizer` if given). The model must
 // have the checkpoint's shapes: a mismatch names the tensor and both shapes.
 CheckpointState load_checkpoint(const std::string& path, GPT& model, AdamW* optimizer);
+// The same from a file already read (path names it in messages).
+CheckpointState checkpoint_state(const SafeTensors& file, const std::string& path);
+CheckpointState load_checkpoint(const SafeTensors& file, const std::string& path, GPT& model,
+                                AdamW* optimizer);
+
+// The checkpoints a run folder holds, for resuming and for messages.
+struct SavedCheckpoints {
+  std::string last, best;            // paths of the files present ("" when absent)
+  int64_t last_step = -1, best_step = -1;  // -1: absent or unreadable
+  std::string last_error, best_error;      // why a present file cannot be read
+  bool any() const { return !last.empty() || !best.empty(); }
+  // The readable checkpoint with the most steps (last.safetensors on a tie), or "".
+  std::string newest() const;
+  // "last.safetensors (step 500) and best.safetensors (step 750)", "no checkpoint", ...
+  std::string describe() const;
+};
+SavedCheckpoints find_checkpoints(const std::string& dir);
+
+// The name of the first weight or AdamW moment that is NaN or infinite, or "" when all
+// are finite. save_checkpoint refuses to write such a model.
+std::string first_non_finite(GPT& model, AdamW& optimizer);
 
 }  // namespace tinylm

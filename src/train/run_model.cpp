@@ -1,5 +1,7 @@
 #include "train/run_model.h"
 
+#include "io/safetensors.h"
+#include "model/weights_check.h"
 #include "tokenizer/load.h"
 #include "train/checkpoint.h"
 #include "util/error.h"
@@ -14,11 +16,19 @@ LoadedRun load_run(const std::string& path) {
                                                    : path + "/last.safetensors";
     require(file_exists(file), path + ": no checkpoint (best.safetensors or last.safetensors)");
   }
+  require(!is_directory(file), file + " is a folder, not a checkpoint file");
   LoadedRun run;
-  const CheckpointState state = read_checkpoint_state(file);
-  run.config = TrainConfig::from_json(state.config);
+  const SafeTensors weights = load_safetensors(file);
+  const CheckpointState state = checkpoint_state(weights, file);
+  try {
+    run.config = TrainConfig::from_json(state.config);
+  } catch (const InputError& e) {
+    throw InputError(file + ": tinylm.config: " + e.what());
+  }
+  // The sizes in the metadata are checked against the tensors before allocating.
+  check_config_against_weights(run.config.model, weights, "model.", file);
   run.model = std::make_unique<GPT>(run.config.model);
-  load_checkpoint(file, *run.model, nullptr);
+  load_checkpoint(weights, file, *run.model, nullptr);
   run.tokenizer = tokenizer_from_json(state.tokenizer);
   run.step = state.step;
   run.checkpoint = file;

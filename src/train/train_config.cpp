@@ -1,10 +1,14 @@
 #include "train/train_config.h"
 
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
+#include "util/utf8.h"
 
 namespace tinylm {
 
@@ -19,7 +23,9 @@ class SectionReader {
   }
   SectionReader& integer(const char* key, int64_t& out) {
     return field(key, [&](const nlohmann::json& v) {
-      require(v.is_number_integer(), name(key) + " must be an integer");
+      require(v.is_number_integer() &&
+                  (!v.is_number_unsigned() || v.get<uint64_t>() <= uint64_t{INT64_MAX}),
+              name(key) + " must be an integer (at most " + std::to_string(INT64_MAX) + ")");
       out = v.get<int64_t>();
     });
   }
@@ -34,6 +40,7 @@ class SectionReader {
     return field(key, [&](const nlohmann::json& v) {
       require(v.is_number(), name(key) + " must be a number");
       out = v.get<double>();
+      require(std::isfinite(out), name(key) + " must be a finite number");
     });
   }
   SectionReader& boolean(const char* key, bool& out) {
@@ -183,17 +190,39 @@ void TrainConfig::validate() const {
   require(t.log_interval > 0, "train.log_interval must be positive");
   require(t.checkpoint_interval > 0, "train.checkpoint_interval must be positive");
   require(t.threads >= 0, "train.threads must be >= 0 (0: all cores)");
-  require(sample.max_new_tokens >= 0, "sample.max_new_tokens must be >= 0");
+  // The optimizer works in float: a value that overflows float is bad input, not a
+  // run whose weights become infinite at step 1.
+  for (const auto& [name, v] : {std::pair<const char*, double>{"train.lr", t.lr},
+                                {"train.min_lr", t.min_lr},
+                                {"train.eps", t.eps},
+                                {"train.weight_decay", t.weight_decay},
+                                {"train.grad_clip", t.grad_clip}})
+    require(std::abs(v) <= std::numeric_limits<float>::max() &&
+                (v == 0 || std::abs(v) >= std::numeric_limits<float>::min()),
+            std::string(name) + " is out of the range of a 32-bit float");
+  require(t.eps >= 1e-30, "train.eps must be at least 1e-30");
+  // Sampling happens at every evaluation: check it now, not after the first steps.
+  require(sample.max_new_tokens >= 0 && sample.max_new_tokens <= kMaxNewTokens,
+          "sample.max_new_tokens must be in [0, " + std::to_string(kMaxNewTokens) + "]");
+  require(sample.temperature > 0 && sample.temperature <= std::numeric_limits<float>::max(),
+          "sample.temperature must be positive");
+  require(sample.top_k >= 0, "sample.top_k must be >= 0 (0: all tokens)");
+  require(sample.top_p > 0 && sample.top_p <= 1, "sample.top_p must be in (0, 1]");
 }
 
 void apply_override(nlohmann::json& j, const std::string& assignment) {
   const size_t eq = assignment.find('=');
   require(eq != std::string::npos && eq > 0,
           "--set expects key=value (e.g. train.lr=3e-4), got '" + assignment + "'");
+  const size_t bad = utf8_first_invalid(assignment);
+  require(bad == std::string::npos,
+          "--set: invalid UTF-8 at byte " + std::to_string(bad) + " of the assignment");
   const std::string path = assignment.substr(0, eq), text = assignment.substr(eq + 1);
   nlohmann::json value;
   try {
-    value = nlohmann::json::parse(text);
+    value = parse_json(text, "--set " + path);
+  } catch (const InputError&) {
+    value = text;  // a bare word: a string
   } catch (const nlohmann::json::exception&) {
     value = text;  // a bare word: a string
   }
@@ -215,12 +244,7 @@ void apply_override(nlohmann::json& j, const std::string& assignment) {
 }
 
 nlohmann::json load_config_json(const std::string& path, const std::vector<std::string>& sets) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path + ": not valid JSON (" + std::string(e.what()) + ")");
-  }
+  nlohmann::json j = read_json_file(path);
   require(j.is_object(), path + ": the config must be a JSON object");
   for (const auto& s : sets) apply_override(j, s);
   return j;

@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "generate/generate.h"
 #include "model/config.h"
 
 namespace tinylm {

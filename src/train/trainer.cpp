@@ -6,12 +6,15 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
+#include "data/addition.h"
 #include "generate/generate.h"
 #include "model/gpt.h"
 #include "report/device.h"
 #include "report/flops.h"
+#include "report/memory.h"
 #include "report/text_table.h"
 #include "tensor/threads.h"
 #include "train/adamw.h"
@@ -19,12 +22,15 @@
 #include "train/interrupt.h"
 #include "train/layer_grad_norms.h"
 #include "train/progress.h"
+#include "train/resume_check.h"
+#include "train/run_folder.h"
 #include "train/run_report.h"
 #include "train/samples.h"
 #include "train/schedule.h"
 #include "train/training_data.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/system_memory.h"
 
 namespace tinylm {
 
@@ -54,10 +60,15 @@ double estimate_loss(GPT& model, const TrainingData& data, const std::string& sp
 }
 
 // Appends JSON lines to RUN/log.jsonl; on resume, drops lines past the resumed step
-// (they belong to work the checkpoint does not have).
+// (they belong to work the checkpoint does not have). A failed append is an error.
 class RunLog {
  public:
-  RunLog(const std::string& path, int64_t resume_step) : path_(path) {
+  RunLog(const std::string& path, int64_t resume_step)
+      : out_(prepare(path, resume_step), resume_step < 0) {}
+  void write(const nlohmann::json& j) { out_.append(j.dump() + "\n"); }
+
+ private:
+  static const std::string& prepare(const std::string& path, int64_t resume_step) {
     if (resume_step >= 0 && file_exists(path)) {
       std::istringstream in(read_file(path));
       std::string kept, line;
@@ -70,17 +81,9 @@ class RunLog {
       }
       write_file_atomic(path, kept);
     }
-    out_.open(path, resume_step >= 0 ? std::ios::app : std::ios::trunc);
-    require(out_.good(), "cannot write " + path);
+    return path;
   }
-  void write(const nlohmann::json& j) {
-    out_ << j.dump() << "\n";
-    out_.flush();
-  }
-
- private:
-  std::string path_;
-  std::ofstream out_;
+  AppendFile out_;
 };
 
 // Weight decay groups: matrices (and embeddings unless decay_embeddings is false).
@@ -96,27 +99,47 @@ void set_decay_flags(GPT& model, bool decay_embeddings) {
 int train(const TrainConfig& config_in, const TrainOptions& options) {
   TrainConfig c = config_in;
   c.validate();
-  require(!options.out_dir.empty(), "no run folder (--out)");
+  require(!options.out_dir.empty(), "--out: empty folder name");
   const std::string dir = options.out_dir;
   const std::string last_path = dir + "/last.safetensors", best_path = dir + "/best.safetensors";
 
-  // Nothing already saved is overwritten: a folder with a checkpoint needs --resume.
+  // Only a folder tinylm made (or an empty one) is written into, by one run at a time.
+  // An existing run folder is locked before its checkpoints are read.
+  const RunFolderState folder = inspect_run_folder(dir);
+  std::optional<RunFolderLock> lock;
+  if (folder.is_run) lock.emplace(dir);
+
+  // Nothing already saved is overwritten: a folder with a checkpoint needs --resume,
+  // which continues from the newer of last.safetensors and best.safetensors.
+  const SavedCheckpoints saved = find_checkpoints(dir);
   CheckpointState state;
   nlohmann::json saved_tokenizer;
   const bool resuming = options.resume;
   if (resuming) {
-    require(file_exists(last_path), "--resume: no checkpoint " + last_path);
-    state = read_checkpoint_state(last_path);
+    require(!saved.newest().empty(),
+            saved.any() ? "--resume: " + dir + " holds " + saved.describe() +
+                              ", and none can be read"
+                        : "--resume: " + dir + " holds no checkpoint yet (" +
+                              (folder.exists ? "the run stopped before its first one"
+                                             : "the folder does not exist") +
+                              "); start the run again without --resume");
+    state = read_checkpoint_state(saved.newest());
     saved_tokenizer = state.tokenizer;
-    const GPTConfig saved_model = GPTConfig::from_json(state.config.at("model"), "model.");
-    if (c.model.vocab_size == 0) c.model.vocab_size = saved_model.vocab_size;
-    require(saved_model.to_json() == c.model.to_json(),
-            last_path + " was trained with a different model config (" +
-                saved_model.to_json().dump() + ")");
+    TrainConfig saved_config;
+    try {
+      saved_config = TrainConfig::from_json(state.config);
+    } catch (const InputError& e) {
+      throw InputError(saved.newest() + ": tinylm.config: " + e.what());
+    }
+    if (c.model.vocab_size == 0) c.model.vocab_size = saved_config.model.vocab_size;
+    require(saved_config.model.to_json() == c.model.to_json(),
+            saved.newest() + " was trained with a different model config (" +
+                saved_config.model.to_json().dump() + ")");
+    check_resume_settings(saved_config, c, state.step, saved.newest());
   } else {
-    require(!file_exists(last_path) && !file_exists(best_path),
-            dir + " already holds a checkpoint: pass --resume to continue it, or choose "
-                  "another --out");
+    require(!saved.any(),
+            dir + " already holds " + saved.describe() +
+                ": pass --resume to continue it, or choose another --out");
   }
 
   set_num_threads(static_cast<int>(c.train.threads));
@@ -130,6 +153,22 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
     require(c.model.block_size >= 12, "model.block_size must be at least 12 for the addition task");
   c.model.validate();
   if (c.data.epochs > 0) c.train.max_steps = data.steps_for_epochs(c.data.epochs, c.train.grad_accum);
+  // Everything the run will need later is checked now, before step 1: the sample prompt
+  // (used at every evaluation) and the memory of a training step.
+  if (!data.is_addition() && c.sample.max_new_tokens > 0) {
+    try {
+      data.tokenizer().encode(c.sample.prompt);
+    } catch (const InputError& e) {
+      throw InputError(std::string("sample.prompt: ") + e.what());
+    }
+  }
+  const int64_t train_T =  // the addition task trains on fixed-length problems
+      data.is_addition() ? std::min<int64_t>(c.model.block_size, kAdditionBlockSize)
+                         : c.model.block_size;
+  require_fits_in_memory(
+      report::estimate_memory(c.model, c.train.batch_size, train_T).training_peak(),
+      "training this model (batch_size " + std::to_string(c.train.batch_size) + ", block_size " +
+          std::to_string(c.model.block_size) + ")");
 
   GPT model(c.model);
   Rng init_rng(c.train.seed);
@@ -143,7 +182,7 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
   int64_t step = 0;
   double best_val = 1e30, last_val = 1e30;
   if (resuming) {
-    state = load_checkpoint(last_path, model, &opt);
+    state = load_checkpoint(saved.newest(), model, &opt);
     step = state.step;
     batch_rng.set_state(state.batch_rng);
     dropout_rng.set_state(state.dropout_rng);
@@ -151,12 +190,16 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
     last_val = state.val_loss;
   }
 
-  fs::create_directories(dir);
+  if (!lock) lock.emplace(dir);  // creates the folder and its marker
   write_file_atomic(dir + "/config.json", c.to_json().dump(2) + "\n");
   write_file_atomic(dir + "/tokenizer.json", data.tokenizer().to_json().dump() + "\n");
   RunLog log(dir + "/log.jsonl", resuming ? step : -1);
 
+  // Writes a checkpoint; false (nothing written) when a weight or moment is not finite.
+  std::string non_finite;
   const auto save = [&](const std::string& path) {
+    non_finite = first_non_finite(model, opt);
+    if (!non_finite.empty()) return false;
     CheckpointState s;
     s.step = step;
     s.config = c.to_json();
@@ -166,6 +209,14 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
     s.best_val_loss = best_val;
     s.val_loss = last_val;
     save_checkpoint(path, model, &opt, s);
+    return true;
+  };
+  // What a stopped run leaves behind, for its last message.
+  const auto what_is_saved = [&] {
+    const SavedCheckpoints now = find_checkpoints(dir);
+    return now.newest().empty() ? std::string("No checkpoint was written.")
+                                : "The last good checkpoint is " + now.newest() + " (" +
+                                      now.describe() + "); continue with --resume.";
   };
 
   const LrSchedule schedule{c.train.lr, c.train.min_lr, c.train.warmup_steps,
@@ -227,11 +278,9 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
     }
     if (!std::isfinite(loss)) {
       progress.finish();
-      std::fprintf(stderr,
-                   "tinylm train: the loss became %s at step %lld; stopping. %s\n",
+      std::fprintf(stderr, "tinylm train: the loss became %s at step %lld; stopping. %s\n",
                    std::isnan(loss) ? "NaN" : "infinite", static_cast<long long>(step + 1),
-                   file_exists(last_path) ? ("The last good checkpoint is " + last_path + ".").c_str()
-                                          : "No checkpoint was written.");
+                   what_is_saved().c_str());
       exit_code = 1;
       break;
     }
@@ -269,7 +318,7 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
       progress.line(buf);
       if (last_val < best_val) {
         best_val = last_val;
-        save(best_path);
+        if (!save(best_path)) break;  // reported below
       }
       // report.html: newest samples first, then the figures (no effect on training:
       // its own generator, inference-mode forward passes).
@@ -292,7 +341,7 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
     const bool stop_here = options.stop_after >= 0 && step >= options.stop_after;
     if (step % c.train.checkpoint_interval == 0 || step == c.train.max_steps || interrupted ||
         stop_here) {
-      save(last_path);
+      if (!save(last_path)) break;  // reported below
     }
     if (interrupted) {
       progress.line("interrupted at step " + std::to_string(step) + ": checkpoint saved to " +
@@ -304,6 +353,13 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
   }
   restore_default_interrupt();
   progress.finish();
+  if (!non_finite.empty()) {
+    std::fprintf(stderr,
+                 "tinylm train: %s is not finite at step %lld (the learning rate is too high?); "
+                 "stopping without writing a checkpoint. %s\n",
+                 non_finite.c_str(), static_cast<long long>(step), what_is_saved().c_str());
+    exit_code = 1;
+  }
 
   if (exit_code == 0 && step == c.train.max_steps && c.sample.max_new_tokens > 0 && !options.quiet) {
     std::printf("--- sample (temperature %.2f, top-k %lld) ---\n%s\n---\n", c.sample.temperature,

@@ -3,6 +3,7 @@
 // evaluation, logging (log.jsonl), checkpoints and a final sample.
 //
 // A run folder holds:
+//   .tinylm-run        the mark that tinylm made the folder, and the run's lock (run_folder.h)
 //   config.json        the full TrainConfig (vocab_size filled in)
 //   tokenizer.json     the tokenizer (also inside every checkpoint)
 //   log.jsonl          one JSON object per logged step / evaluation
@@ -26,8 +27,10 @@ struct TrainOptions {
 };
 
 // Exit codes: 0 finished (or stopped by stop_after), 130 interrupted (checkpoint saved),
-// 1 the loss became NaN or infinite (nothing written over the last good checkpoint).
-// Bad config or data throw InputError before anything is written.
+// 1 the loss, a weight or an AdamW moment became NaN or infinite (nothing written over
+// the last good checkpoint). Bad config or data (and a folder tinylm did not make, one in
+// use, a --resume that changes what may not change) throw InputError before anything
+// is written.
 int train(const TrainConfig& config, const TrainOptions& options);
 
 }  // namespace tinylm

@@ -27,7 +27,7 @@ TrainingData::TrainingData(const TrainConfig& config, const nlohmann::json* toke
     tokenizer_ = tokenizer_from_json(*tokenizer_json);
     require(tokenizer_->to_json() == ds.tokenizer->to_json(),
             config.data.path + ": the corpus gives a different vocabulary than the run's "
-                               "checkpoint (was the corpus changed?)");
+                               "checkpoint (were the corpus or the tokenizer files changed?)");
   } else {
     tokenizer_ = std::move(ds.tokenizer);
   }

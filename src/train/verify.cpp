@@ -2,15 +2,16 @@
 
 #include <cmath>
 #include <cstdlib>
-
 #include <nlohmann/json.hpp>
 
 #include "generate/generate.h"
 #include "io/safetensors.h"
 #include "model/hf_gpt2.h"
 #include "train/adamw.h"
+#include "train/train_config.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm {
 
@@ -26,17 +27,16 @@ double relative_error(const float* a, const float* b, int64_t n) {
   return ref > 0 ? std::sqrt(diff / ref) : std::sqrt(diff);
 }
 
-double relative_error(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-30); }
+double relative_error(double a, double b) {
+  return std::abs(a - b) / std::max(std::abs(b), 1e-30);
+}
 
 CheckResult make(const std::string& name, double error, double tol, std::string detail = "") {
   return {name, error, tol, error <= tol, std::move(detail)};
 }
 
-std::vector<int32_t> to_ids(const SafeTensorEntry& e) {
-  std::vector<int32_t> ids;
-  for (int64_t v : e.to_int64()) ids.push_back(static_cast<int32_t>(v));
-  return ids;
-}
+// The most AdamW steps a reference may ask to replay (a fixture runs a handful).
+constexpr int64_t kMaxReferenceSteps = 100000;
 
 // Compares every parameter (in HF layout) with reference tensors "<prefix><hf name>".
 CheckResult compare_params(const std::string& check, GPT& model, const SafeTensors& ref,
@@ -57,23 +57,95 @@ CheckResult compare_params(const std::string& check, GPT& model, const SafeTenso
 
 }  // namespace
 
-std::vector<CheckResult> verify_reference(const std::string& dir) {
-  const nlohmann::json info = [&] {
-    try {
-      return nlohmann::json::parse(read_file(dir + "/reference.json"));
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(dir + "/reference.json: " + e.what());
+ReferenceSpec parse_reference_json(const nlohmann::json& j, const std::string& path,
+                                   int64_t vocab) {
+  const JsonField info(j, path);
+  info.require_object();
+  ReferenceSpec spec;
+  if (info.has("loss")) spec.loss = info["loss"].number();
+  if (info.has("adamw")) {
+    const JsonField a = info["adamw"];
+    ReferenceSpec::AdamWSteps s;
+    s.config.lr = a.has("lr") ? a["lr"].float_number() : 1e-3f;
+    s.config.beta1 = a["betas"][0].float_number();
+    s.config.beta2 = a["betas"][1].float_number();
+    s.config.eps = a.has("eps") ? a["eps"].float_number() : 1e-8f;
+    // "weight_decay" is a number, or a sentence starting with one ("0.1 on ...").
+    const JsonField wd = a["weight_decay"];
+    if (wd.is_number()) {
+      s.config.weight_decay = wd.float_number();
+    } else {
+      const std::string text = wd.string();
+      char* end = nullptr;
+      s.config.weight_decay = std::strtof(text.c_str(), &end);
+      require(end != text.c_str() && std::isfinite(s.config.weight_decay),
+              wd.name() + " must be a number or start with one");
     }
-  }();
+    s.grad_clip = a.has("grad_clip_global_norm") ? a["grad_clip_global_norm"].number() : 0.0;
+    s.steps = a["steps"].integer(0, kMaxReferenceSteps);
+    s.has_per_step = a.has("per_step");
+    if (s.has_per_step) {
+      const JsonField per_step = a["per_step"];
+      for (size_t i = 0; i < per_step.size() && static_cast<int64_t>(i) < s.steps; ++i) {
+        s.step_loss.push_back(per_step[i]["loss"].number());
+        if (s.grad_clip > 0)
+          s.step_grad_norm.push_back(per_step[i]["grad_norm_before_clip"].number());
+      }
+    }
+    spec.adamw = s;
+  }
+  if (info.has("greedy")) {
+    const JsonField g = info["greedy"];
+    const auto as_ids = [&](const JsonField& f) {
+      std::vector<int32_t> out;
+      for (int64_t v : f.integers(0, vocab - 1)) out.push_back(static_cast<int32_t>(v));
+      return out;
+    };
+    ReferenceSpec::Greedy greedy;
+    greedy.prompt = as_ids(g["prompt_ids"]);
+    greedy.expected = as_ids(g["output_ids"]);
+    require(!greedy.prompt.empty(), g["prompt_ids"].name() + " is empty");
+    greedy.max_new_tokens = g.has("new_tokens") ? g["new_tokens"].integer(0, kMaxNewTokens)
+                                                : static_cast<int64_t>(greedy.expected.size());
+    spec.greedy = greedy;
+  }
+  return spec;
+}
+
+std::vector<CheckResult> verify_reference(const std::string& dir) {
+  const std::string info_path = dir + "/reference.json";
+  const nlohmann::json info = read_json_file(info_path);
+  JsonField(info, info_path).require_object();
   const SafeTensors ref = load_safetensors(dir + "/reference.safetensors");
   std::unique_ptr<GPT> model = load_hf_gpt2(dir);
+  const int64_t vocab = model->config().vocab_size;
+  const ReferenceSpec spec = parse_reference_json(info, info_path, vocab);
   std::vector<CheckResult> results;
 
-  const std::vector<int32_t> ids = to_ids(ref.get("input_ids"));
-  const std::vector<int32_t> targets = to_ids(ref.get("targets"));
+  // Token ids: every id in [0, vocab); targets the same shape as input_ids.
+  const auto checked_ids = [&](const std::string& name) {
+    std::vector<int32_t> ids;
+    for (int64_t v : ref.get(name).to_int64()) {
+      require(v >= 0 && v < vocab, "reference.safetensors: " + name + " holds id " +
+                                       std::to_string(v) + ", outside the vocabulary [0, " +
+                                       std::to_string(vocab) + ")");
+      ids.push_back(static_cast<int32_t>(v));
+    }
+    return ids;
+  };
+  const std::vector<int32_t> ids = checked_ids("input_ids");
+  const std::vector<int32_t> targets = checked_ids("targets");
   const Shape& shape = ref.get("input_ids").shape;
-  require(shape.size() == 2, "reference.safetensors: input_ids must be [B, T]");
+  require(shape.size() == 2 && shape[0] > 0 && shape[1] > 0,
+          "reference.safetensors: input_ids must be [B, T] with B, T >= 1");
+  require(ref.get("targets").shape == shape,
+          "reference.safetensors: targets has shape " + shape_str(ref.get("targets").shape) +
+              ", input_ids " + shape_str(shape) + " (they must match)");
   const int64_t B = shape[0], T = shape[1];
+  require(T <= model->config().block_size,
+          "reference.safetensors: input_ids has T = " + std::to_string(T) +
+              ", more than the model's context (" + std::to_string(model->config().block_size) +
+              ")");
 
   // Logits and loss.
   model->zero_grad();
@@ -82,13 +154,11 @@ std::vector<CheckResult> verify_reference(const std::string& dir) {
     const Tensor expected = ref.get("logits").to_float();
     const Tensor logits = model->forward(ids.data(), B, T);
     check_shape(expected, logits.shape(), "reference.safetensors: logits");
-    results.push_back(make("logits", relative_error(logits.data(), expected.data(),
-                                                    logits.numel()), 1e-5));
+    results.push_back(
+        make("logits", relative_error(logits.data(), expected.data(), logits.numel()), 1e-5));
     model->forward_loss(ids.data(), targets.data(), B, T);  // restore the loss state
   }
-  if (info.contains("loss")) {
-    results.push_back(make("loss", relative_error(loss, info["loss"].get<double>()), 1e-5));
-  }
+  if (spec.loss) results.push_back(make("loss", relative_error(loss, *spec.loss), 1e-5));
 
   // Gradients of every parameter.
   if (ref.has("grad.transformer.wte.weight")) {
@@ -98,52 +168,41 @@ std::vector<CheckResult> verify_reference(const std::string& dir) {
 
   // AdamW steps from the initial weights, with the reference's settings.
   std::unique_ptr<GPT> trained;  // the model after the AdamW steps, if the reference ran them
-  if (info.contains("adamw") && ref.has("after_adamw.transformer.wte.weight")) {
-    const auto& a = info["adamw"];
+  if (spec.adamw && ref.has("after_adamw.transformer.wte.weight")) {
+    const ReferenceSpec::AdamWSteps& a = *spec.adamw;
     trained = load_hf_gpt2(dir);
-    AdamWConfig oc;
-    oc.lr = a.value("lr", 1e-3f);
-    oc.beta1 = a["betas"][0].get<float>();
-    oc.beta2 = a["betas"][1].get<float>();
-    oc.eps = a.value("eps", 1e-8f);
-    // "weight_decay" is a number, or a sentence starting with one ("0.1 on ...").
-    oc.weight_decay = a["weight_decay"].is_number()
-                          ? a["weight_decay"].get<float>()
-                          : std::strtof(a["weight_decay"].get<std::string>().c_str(), nullptr);
-    const double clip = a.value("grad_clip_global_norm", 0.0);
-    AdamW opt(trained->parameters(), oc);
+    AdamW opt(trained->parameters(), a.config);
     double worst_step = 0;
-    for (int64_t s = 0; s < a["steps"].get<int64_t>(); ++s) {
+    for (int64_t s = 0; s < a.steps; ++s) {
       trained->zero_grad();
       const double step_loss = trained->forward_loss(ids.data(), targets.data(), B, T);
       trained->backward();
-      const double norm = clip > 0 ? clip_gradients(trained->parameters(), clip) : 0.0;
-      if (a.contains("per_step") && s < static_cast<int64_t>(a["per_step"].size())) {
-        const auto& p = a["per_step"][s];
-        worst_step = std::max(worst_step, relative_error(step_loss, p["loss"].get<double>()));
-        if (clip > 0)
-          worst_step = std::max(
-              worst_step, relative_error(norm, p["grad_norm_before_clip"].get<double>()));
-      }
-      opt.step(oc.lr);
+      const double norm =
+          a.grad_clip > 0 ? clip_gradients(trained->parameters(), a.grad_clip) : 0.0;
+      const auto i = static_cast<size_t>(s);
+      if (i < a.step_loss.size())
+        worst_step = std::max(worst_step, relative_error(step_loss, a.step_loss[i]));
+      if (i < a.step_grad_norm.size())
+        worst_step = std::max(worst_step, relative_error(norm, a.step_grad_norm[i]));
+      opt.step(a.config.lr);
     }
-    if (a.contains("per_step")) results.push_back(make("adamw.per_step", worst_step, 1e-4));
+    if (a.has_per_step) results.push_back(make("adamw.per_step", worst_step, 1e-4));
     results.push_back(compare_params("adamw.params", *trained, ref, "after_adamw.", false, 1e-4));
   }
 
   // Greedy continuation (full recompute at each step, as the reference did).
-  if (info.contains("greedy")) {
-    const auto& g = info["greedy"];
-    const auto prompt = g["prompt_ids"].get<std::vector<int32_t>>();
-    const auto expected = g["output_ids"].get<std::vector<int32_t>>();
+  if (spec.greedy) {
+    const std::vector<int32_t>& prompt = spec.greedy->prompt;
+    const std::vector<int32_t>& expected = spec.greedy->expected;
     GenerateOptions opts;
-    opts.max_new_tokens = g.value("new_tokens", static_cast<int64_t>(expected.size()));
+    opts.max_new_tokens = spec.greedy->max_new_tokens;
     opts.sampling.greedy = true;
     opts.use_cache = false;
     const auto differing = [&](GPT& m, std::vector<int32_t>& got) {
       Rng rng(0);
       got = generate(m, prompt, opts, rng);
-      int64_t n = std::abs(static_cast<int64_t>(got.size()) - static_cast<int64_t>(expected.size()));
+      int64_t n =
+          std::abs(static_cast<int64_t>(got.size()) - static_cast<int64_t>(expected.size()));
       for (size_t i = 0; i < std::min(got.size(), expected.size()); ++i) n += got[i] != expected[i];
       return n;
     };
@@ -157,10 +216,18 @@ std::vector<CheckResult> verify_reference(const std::string& dir) {
       detail = "matches the weights after the AdamW steps (the reference generated after them)";
     } else if (differ) {
       detail = "got";
-      for (int32_t id : got) detail += " " + std::to_string(id);
+      for (int32_t id : got) {
+        detail += ' ';
+        detail += std::to_string(id);
+      }
     }
     results.push_back(make("greedy", static_cast<double>(differ), 0, detail));
   }
+  // A reference that checks nothing proves nothing: "all checks passed" needs a check.
+  require(!results.empty(), dir +
+                                ": the reference checks nothing (reference.json has no loss, "
+                                "adamw or greedy, and reference.safetensors no logits or "
+                                "gradients)");
   return results;
 }
 

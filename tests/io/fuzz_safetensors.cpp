@@ -1,17 +1,19 @@
-// libFuzzer entry point for the safetensors parser (not built by CMake).
+// libFuzzer entry point for the safetensors parser. CMake builds it with g++ as a
+// deterministic mutation loop that ctest runs (tests/common/mutation_fuzzer_main.cpp,
+// seeds in tests/fuzz_seeds/fuzz_safetensors), or, configured with clang, with libFuzzer.
 //
 // Property checked: for any bytes, parse_safetensors either returns or throws InputError
 // (anything else -- a crash, a sanitizer report, another exception, a huge allocation --
 // is a bug). When it returns, the converters must also only ever throw InputError, and
 // writing the parsed tensors back and parsing that again must give the same tensors.
 //
-// Build (from the repository root; clang 14 with libFuzzer: apt-get install clang-14
-// libclang-rt-14-dev):
+// By hand with libFuzzer (clang 14, apt-get install clang-14 libclang-rt-14-dev; each
+// command is one line, shown folded):
 //
 //   mkdir -p build-fuzz/corpus
-//   clang++-14 -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined \
-//       -fno-sanitize-recover=undefined -Isrc tests/io/fuzz_safetensors.cpp \
-//       src/io/safetensors.cpp src/tensor/tensor.cpp src/util/files.cpp \
+//   clang++-14 -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined
+//       -fno-sanitize-recover=undefined -Isrc tests/io/fuzz_safetensors.cpp
+//       src/io/safetensors.cpp src/tensor/tensor.cpp src/util/files.cpp
 //       -o build-fuzz/fuzz_safetensors
 //
 // Seed the corpus with small valid files (the fixtures are large; small seeds mutate
@@ -22,8 +24,8 @@
 // Run for ten minutes on two cores, with a dictionary of the header's tokens, and at most
 // 2 GB of memory (a larger allocation is reported as a bug):
 //
-//   build-fuzz/fuzz_safetensors build-fuzz/corpus -dict=tests/io/safetensors.dict \
-//       -max_len=4096 -rss_limit_mb=2048 -malloc_limit_mb=512 -max_total_time=600 \
+//   build-fuzz/fuzz_safetensors build-fuzz/corpus -dict=tests/io/safetensors.dict
+//       -max_len=4096 -rss_limit_mb=2048 -malloc_limit_mb=512 -max_total_time=600
 //       -jobs=2 -workers=2
 //
 // A crash leaves crash-<sha1> in the current folder; replay it with

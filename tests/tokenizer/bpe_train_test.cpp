@@ -235,3 +235,55 @@ TEST(BpeTrain, RejectsBadInput) {
 
 }  // namespace
 }  // namespace tinylm
+
+namespace tinylm {
+namespace {
+
+// Issue 13, item 11: long unbroken runs (one letter, DNA) are one piece each; training on
+// them was quadratic in their length (80 kB of "a": 56 s). These sizes took tens of
+// seconds before; the results are asserted, not the time.
+TEST(BpeTrainLongRuns, OneLetterRunDoublesEachMerge) {
+  const std::string corpus(65536, 'a');  // one piece of 2^16 letters
+  const BpeTrainResult r = train_bpe(corpus, {300, 1});
+  // Each merge joins the two halves of the last token: a^2, a^4, ..., a^65536; then the
+  // piece is one token and training stops early.
+  ASSERT_EQ(r.merges.size(), 16u);
+  for (size_t i = 0; i < r.merges.size(); ++i) {
+    EXPECT_EQ(r.tokens[256 + i], std::string(size_t{2} << i, 'a')) << i;
+    EXPECT_EQ(r.merges[i].first, r.merges[i].second) << i;
+  }
+}
+
+std::string random_dna(size_t n, uint64_t seed) {
+  std::string s(n, 'A');
+  for (char& c : s) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    c = "ACGT"[(seed >> 33) & 3];
+  }
+  return s;
+}
+
+// The heap segmentation of long words gives exactly the scans' result (the reference).
+TEST(BpeTrainLongRuns, HeapSegmentationMatchesScans) {
+  const std::string corpus = random_dna(3000, 1) + " " + std::string(2000, 'a') + " " +
+                             random_dna(1500, 2) + " xyzzy " + random_dna(800, 3);
+  BpeTrainOptions scans{400, 1}, heap{400, 1};
+  scans.linear_segment_max = 1 << 30;
+  heap.linear_segment_max = 0;
+  const BpeTrainResult a = train_bpe(corpus, scans), b = train_bpe(corpus, heap);
+  EXPECT_EQ(a.merges, b.merges);
+  EXPECT_EQ(a.tokens, b.tokens);
+}
+
+TEST(BpeTrainLongRuns, RandomDnaTrainsAndRoundTrips) {
+  const std::string corpus = random_dna(40000, 7);
+  const BpeTrainResult r = train_bpe(corpus, {400, 2});
+  EXPECT_EQ(r.merges.size(), 400u - 257u);
+  const BpeTokenizer tok = tokenizer_of(r);
+  const std::vector<int32_t> ids = tok.encode(corpus);
+  EXPECT_EQ(tok.decode(ids), corpus);
+  EXPECT_LT(ids.size(), corpus.size() / 3);  // 143 merges of a 4-letter alphabet compress
+}
+
+}  // namespace
+}  // namespace tinylm

@@ -1,0 +1,87 @@
+#include "train/run_folder.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string_view>
+
+#include "io/safetensors.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace tinylm {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A run folder written before the marker existed: it holds a tinylm checkpoint.
+bool holds_tinylm_checkpoint(const std::string& dir) {
+  for (const char* name : {"/last.safetensors", "/best.safetensors"}) {
+    if (!file_exists(dir + name)) continue;
+    try {
+      if (load_safetensors(dir + name).metadata.count("tinylm.format")) return true;
+    } catch (const InputError&) {
+      // not a readable safetensors file: not evidence of a run
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+RunFolderState inspect_run_folder(const std::string& dir) {
+  require(!dir.empty(), "--out: empty folder name");
+  RunFolderState s;
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (!fs::exists(st)) return s;
+  require(fs::is_directory(st), "--out " + dir + " is not a folder");
+  s.exists = true;
+  s.has_last = file_exists(dir + "/last.safetensors");
+  s.has_best = file_exists(dir + "/best.safetensors");
+  if (file_exists(dir + "/" + kRunMarker) || holds_tinylm_checkpoint(dir)) {
+    s.is_run = true;
+    return s;
+  }
+  const bool empty = fs::is_empty(dir, ec);
+  require(!ec, "--out " + dir + ": cannot read the folder: " + ec.message());
+  require(empty, "--out " + dir + " is not a tinylm run folder (it has files, but no " +
+                     kRunMarker +
+                     "): tinylm writes only into a folder it created or an empty one, so "
+                     "nothing was touched; choose a new or empty --out");
+  return s;
+}
+
+RunFolderLock::RunFolderLock(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  require(!ec, "--out: cannot create " + dir + ": " + ec.message());
+  const std::string marker = dir + "/" + kRunMarker;
+  fd_ = ::open(marker.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw InputError("--out: cannot write " + marker + ": " + std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (err == EWOULDBLOCK)
+      throw InputError("--out " + dir + " is in use by another tinylm run (it holds the lock on " +
+                       marker + "); wait for it to finish or choose another --out");
+    throw InputError("--out: cannot lock " + marker + ": " + std::strerror(err));
+  }
+  if (::lseek(fd_, 0, SEEK_END) == 0) {
+    constexpr std::string_view text = "a tinylm run folder (this file is also its lock)\n";
+    if (::write(fd_, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+      throw std::runtime_error("cannot write " + marker + ": " + std::strerror(errno));
+  }
+}
+
+RunFolderLock::~RunFolderLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+}
+
+}  // namespace tinylm

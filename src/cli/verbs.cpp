@@ -17,6 +17,8 @@ int run_plot(int argc, char** argv);
 int run_embeddings(int argc, char** argv);
 int run_report(int argc, char** argv);
 int run_trace(int argc, char** argv);
+int run_finetune(int argc, char** argv);
+int run_respond(int argc, char** argv);
 
 const std::vector<Verb>& verbs() {
   static const std::vector<Verb> list = {
@@ -26,6 +28,8 @@ const std::vector<Verb>& verbs() {
       {"eval", "loss / bpc / perplexity of a run on a text, or addition accuracy", run_eval},
       {"generate", "generate tokens from a GPT-2 style model folder", run_generate},
       {"verify", "check a model folder against its reference outputs", run_verify},
+      {"finetune", "fine-tune a GPT: --task instruct (instructions) or classify", run_finetune},
+      {"respond", "the response of an instruct run to one instruction", run_respond},
       // tokenizers and data
       {"tokenize", "GPT-2 BPE: encode, decode, count, or --check against tiktoken", run_tokenize},
       {"bpe-train", "train a byte-level BPE vocabulary on a corpus", run_bpe_train},

@@ -16,6 +16,7 @@
 #include "train/checkpoint.h"
 #include "train/interrupt.h"
 #include "train/progress.h"
+#include "train/run_log.h"
 #include "train/run_report.h"
 #include "train/samples.h"
 #include "train/schedule.h"
@@ -49,36 +50,6 @@ double estimate_loss(GPT& model, const TrainingData& data, const std::string& sp
   }
   return total / static_cast<double>(c.train.eval_iters);
 }
-
-// Appends JSON lines to RUN/log.jsonl; on resume, drops lines past the resumed step
-// (they belong to work the checkpoint does not have).
-class RunLog {
- public:
-  RunLog(const std::string& path, int64_t resume_step) : path_(path) {
-    if (resume_step >= 0 && file_exists(path)) {
-      std::istringstream in(read_file(path));
-      std::string kept, line;
-      while (std::getline(in, line)) {
-        try {
-          if (nlohmann::json::parse(line).value("step", int64_t{0}) <= resume_step) kept += line + "\n";
-        } catch (const nlohmann::json::exception&) {
-          // a torn last line from a killed run: drop it
-        }
-      }
-      write_file_atomic(path, kept);
-    }
-    out_.open(path, resume_step >= 0 ? std::ios::app : std::ios::trunc);
-    require(out_.good(), "cannot write " + path);
-  }
-  void write(const nlohmann::json& j) {
-    out_ << j.dump() << "\n";
-    out_.flush();
-  }
-
- private:
-  std::string path_;
-  std::ofstream out_;
-};
 
 // Weight decay groups: matrices (and embeddings unless decay_embeddings is false).
 void set_decay_flags(GPT& model, bool decay_embeddings) {

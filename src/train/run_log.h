@@ -1,0 +1,25 @@
+// RUN/log.jsonl: one JSON object per line (logged steps, evaluations), appended and
+// flushed as training goes, shared by `tinylm train` and `tinylm finetune`.
+// On resume, the lines past the resumed step are dropped first (they belong to work the
+// checkpoint does not have), and a torn last line from a killed run is dropped too.
+#pragma once
+#include <cstdint>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace tinylm {
+
+class RunLog {
+ public:
+  // resume_step < 0: a new log (truncates the file); otherwise keep lines whose "step"
+  // is at most resume_step and append after them.
+  RunLog(const std::string& path, int64_t resume_step);
+  void write(const nlohmann::json& j);
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+};
+
+}  // namespace tinylm

@@ -3,6 +3,8 @@
 // names another (split the same way).
 #include <cstdio>
 
+#include "data/classification_dataset.h"
+#include "finetune/classify_run.h"
 #include "finetune/instruct_run.h"
 #include "finetune/run_folder.h"
 #include "util/error.h"
@@ -28,6 +30,32 @@ int eval_finetune_run(const std::string& run, const std::string& task,
     std::printf("val loss %.4f (%lld entries)\ntest loss %.4f (%lld entries)\n", val,
                 static_cast<long long>(data.val.size()), test,
                 static_cast<long long>(data.test.size()));
+    return 0;
+  }
+  if (task == "classify") {
+    finetune::ClassifyRun loaded = finetune::load_classify_run(run, "tinylm eval");
+    const finetune::FinetuneSettings& f = loaded.config.finetune;
+    const std::string path = data_override.empty() ? loaded.config.data : data_override;
+    ClassificationOptions o;
+    o.format = {f.format, f.label_column, f.text_column, f.header};
+    o.labels = loaded.model->config().labels;
+    o.balance = f.balance;
+    o.train_fraction = f.train_fraction;
+    o.val_fraction = f.val_fraction;
+    o.seed = f.seed;
+    o.max_length = loaded.max_length;  // the length the run was trained at
+    o.pad_id = loaded.pad_id;
+    const ClassificationData data = load_classification_data(path, *loaded.tokenizer, o);
+    std::printf("classify run %s (step %lld), data %s\n", run.c_str(),
+                static_cast<long long>(loaded.step), path.c_str());
+    for (const auto& [name, set] :
+         {std::pair<const char*, const ClassificationSet*>{"train", &data.train},
+          {"val", &data.val},
+          {"test", &data.test}}) {
+      const finetune::Accuracy a = finetune::accuracy(*loaded.model, *set, f.batch_size, 0);
+      std::printf("%s accuracy %.2f%% (%lld / %lld)\n", name, 100.0 * a.value(),
+                  static_cast<long long>(a.correct), static_cast<long long>(a.total));
+    }
     return 0;
   }
   throw InputError("--run " + run + ": unknown finetune task '" + task + "'");

@@ -1,6 +1,7 @@
 // tinylm finetune --task classify|instruct --base SRC --data FILE --out RUN
 //                 [--config FILE] [--set key=value ...] [--resume] [--stop-after N] [--quiet]
 #include "cli/cli_util.h"
+#include "finetune/classify_trainer.h"
 #include "finetune/finetune_config.h"
 #include "finetune/instruct_trainer.h"
 #include "train/train_config.h"
@@ -48,7 +49,7 @@ int run_finetune(int argc, char** argv) {
   config.base = base_names.base;
   config.data = base_names.data;
   if (task == "instruct") return finetune::finetune_instruct(config, opts);
-  throw InputError("--task classify: not available yet");
+  return finetune::finetune_classify(config, opts);
 }
 
 }  // namespace tinylm::cli

@@ -1,29 +1,49 @@
 // tinylm verify DIR: run every check a reference folder supports (see train/verify.h).
+// reference.json's "task" picks the checks: none (language model, train/verify.h),
+// "classify" (finetune/verify_classify.h), "lora" (finetune/verify_lora.h), "instruct"
+// (finetune/verify_instruct.h).
 #include <cstdio>
 
 #include "cli/cli_util.h"
 #include "finetune/reference_json.h"
+#include "finetune/verify_classify.h"
 #include "finetune/verify_instruct.h"
+#include "finetune/verify_lora.h"
+#include "finetune/verify_util.h"
 #include "train/verify.h"
 #include "util/error.h"
 
 namespace tinylm::cli {
 
+namespace {
+
+std::vector<CheckResult> verify_task(const std::string& dir) {
+  const nlohmann::json info = finetune::read_reference_json(dir);
+  if (!info.contains("task")) return verify_reference(dir);
+  require(info["task"].is_string(), dir + "/reference.json: field task must be a string");
+  const std::string task = info["task"].get<std::string>();
+  if (task == "classify") return finetune::verify_classify(dir);
+  if (task == "lora") return finetune::verify_lora(dir);
+  if (task == "instruct") return verify_instruct(dir);
+  throw InputError(dir + "/reference.json: unknown task '" + task + "'");
+}
+
+}  // namespace
+
 int run_verify(int argc, char** argv) {
-  CLI::App app{"Compare a model folder (config.json + model.safetensors) with the reference "
-               "outputs stored beside it (reference.json + reference.safetensors): logits, "
-               "loss, gradients, AdamW steps, greedy continuation. Exit 0 only if all pass.",
-               "tinylm verify"};
+  CLI::App app{
+      "Compare a model folder (config.json + model.safetensors) with the reference "
+      "outputs stored beside it (reference.json + reference.safetensors): logits, "
+      "loss, gradients, AdamW steps, greedy continuation; for fine-tuning references "
+      "(reference.json \"task\": classify, lora, instruct) the task's checks. Exit 0 only if "
+      "all pass.",
+      "tinylm verify"};
   std::string dir;
   app.add_option("dir", dir, "folder holding the model and the reference")->required();
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
   int failed = 0;
-  const std::string task = read_reference_json(dir).task();
-  require(task.empty() || task == "instruct",
-          dir + "/reference.json: task: '" + task + "' is not supported");
-  const auto results = task == "instruct" ? verify_instruct(dir) : verify_reference(dir);
-  for (const auto& r : results) {
+  for (const auto& r : verify_task(dir)) {
     std::printf("%-14s max error %-10.3g tolerance %-8.0e %s%s%s\n", r.name.c_str(), r.error,
                 r.tolerance, r.pass ? "PASS" : "FAIL", r.detail.empty() ? "" : "  ",
                 r.detail.c_str());

@@ -19,6 +19,8 @@ int run_report(int argc, char** argv);
 int run_trace(int argc, char** argv);
 int run_finetune(int argc, char** argv);
 int run_respond(int argc, char** argv);
+int run_classify(int argc, char** argv);
+int run_lora(int argc, char** argv);
 
 const std::vector<Verb>& verbs() {
   static const std::vector<Verb> list = {
@@ -30,6 +32,8 @@ const std::vector<Verb>& verbs() {
       {"verify", "check a model folder against its reference outputs", run_verify},
       {"finetune", "fine-tune a GPT: --task instruct (instructions) or classify", run_finetune},
       {"respond", "the response of an instruct run to one instruction", run_respond},
+      {"classify", "label texts with a classify run: label and probability", run_classify},
+      {"lora", "LoRA adapters: merge an adapter into its base (a Hugging Face folder)", run_lora},
       // tokenizers and data
       {"tokenize", "GPT-2 BPE: encode, decode, count, or --check against tiktoken", run_tokenize},
       {"bpe-train", "train a byte-level BPE vocabulary on a corpus", run_bpe_train},

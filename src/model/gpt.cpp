@@ -33,9 +33,9 @@ void GPT::init(Rng& rng) {
   if (config_.head_bias) lm_head_bias.value.zero();
 }
 
-Tensor GPT::forward(const int32_t* ids, int64_t B, int64_t T, const nn::Context& ctx,
-                    const ops::AttentionMask* padding_mask) {
-  const int64_t C = config_.d_model, V = config_.vocab_size;
+Tensor GPT::forward_hidden(const int32_t* ids, int64_t B, int64_t T, const nn::Context& ctx,
+                           const ops::AttentionMask* padding_mask) {
+  const int64_t C = config_.d_model;
   require(B > 0 && T > 0, "GPT::forward: empty batch");
   require(T <= config_.block_size, "sequence length " + std::to_string(T) +
                                        " exceeds the model's context (block_size " +
@@ -59,7 +59,13 @@ Tensor GPT::forward(const int32_t* ids, int64_t B, int64_t T, const nn::Context&
   Tensor x = embd_drop_.forward(x0_, ctx);
   for (auto& block : h) x = block.forward(x, ctx, mask);
   xf_ = ln_f.forward(x);
+  return xf_;
+}
 
+Tensor GPT::forward(const int32_t* ids, int64_t B, int64_t T, const nn::Context& ctx,
+                    const ops::AttentionMask* padding_mask) {
+  const int64_t C = config_.d_model, V = config_.vocab_size;
+  forward_hidden(ids, B, T, ctx, padding_mask);
   logits_.ensure_shape({B, T, V});
   ops::linear_forward(xf_.data(), head_weight().value.data(),
                       config_.head_bias ? lm_head_bias.value.data() : nullptr, logits_.data(),
@@ -109,11 +115,51 @@ void GPT::backward(float loss_scale) {
   }
 
   dxf_.ensure_shape({B, T, C});
-  ops::linear_backward(dlogits_.data(), xf_.data(), head_weight().value.data(), dxf_.data(),
-                       head_weight().grad.data(),
-                       config_.head_bias ? lm_head_bias.grad.data() : nullptr, B * T, C, V);
-  Tensor dx = ln_f.backward(dxf_);
-  for (auto it = h.rbegin(); it != h.rend(); ++it) dx = it->backward(dx);
+  const bool body = body_trains();
+  ops::linear_backward(dlogits_.data(), xf_.data(), head_weight().value.data(),
+                       body ? dxf_.data() : nullptr, head_weight().grad_or_null(),
+                       lm_head_bias.grad_or_null(), B * T, C, V);
+  if (body) backward_hidden(dxf_);
+}
+
+namespace {
+bool any_trainable(ParameterList list) {
+  for (const auto& p : list)
+    if (p.param->trainable()) return true;
+  return false;
+}
+bool has_adapter(nn::TransformerBlock& block) {
+  return block.attn.c_attn.adapter || block.attn.c_proj.adapter || block.mlp.c_fc.adapter ||
+         block.mlp.c_proj.adapter;
+}
+}  // namespace
+
+int64_t GPT::lowest_trained_block() {
+  if (wte.weight.trainable() || (wpe.learned() && wpe.weight.trainable())) return -1;
+  for (size_t i = 0; i < h.size(); ++i) {
+    ParameterList list;
+    h[i].parameters(list, "");
+    if (any_trainable(list) || has_adapter(h[i])) return static_cast<int64_t>(i);
+  }
+  return static_cast<int64_t>(h.size());
+}
+
+bool GPT::body_trains() {
+  ParameterList norm;
+  ln_f.parameters(norm, "");
+  return any_trainable(norm) || lowest_trained_block() < static_cast<int64_t>(h.size());
+}
+
+void GPT::backward_hidden(const Tensor& dhidden) {
+  require(xf_.defined(), "GPT::backward_hidden before forward_hidden");
+  const int64_t B = B_, T = T_, C = config_.d_model;
+  check_shape(dhidden, {B, T, C}, "GPT::backward_hidden: d(hidden)");
+  if (!body_trains()) return;
+  const int64_t lowest = lowest_trained_block();
+  Tensor dx = ln_f.backward(dhidden);
+  for (int64_t i = static_cast<int64_t>(h.size()) - 1; i >= std::max<int64_t>(lowest, 0); --i)
+    dx = h[i].backward(dx);
+  if (lowest >= 0) return;  // the embeddings are frozen: nothing below to update
   dx = embd_drop_.backward(dx);
 
   // x0 = tok + pos: dtok = dx, dpos = sum over the batch of dx
@@ -146,7 +192,8 @@ int64_t GPT::num_parameters() {
 }
 
 void GPT::zero_grad() {
-  for (const auto& p : parameters()) p.param->grad.zero();
+  for (const auto& p : parameters())
+    if (p.param->trainable()) p.param->grad.zero();
 }
 
 }  // namespace tinylm

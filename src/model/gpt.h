@@ -6,6 +6,8 @@
 // Parameters are named as in Hugging Face's GPT2LMHeadModel without the "transformer."
 // prefix ("wte.weight", "h.0.attn.c_attn.weight", ..., "ln_f.weight", "lm_head.weight"
 // when untied), but stored in PyTorch Linear layout [out, in].
+// Frozen parameters (Parameter::set_trainable(false), for fine-tuning) get no gradient
+// work, and backward stops at the lowest block that has something to train.
 #pragma once
 #include <vector>
 
@@ -32,6 +34,19 @@ class GPT {
   // [B or 1, T, T] combined with the causal mask.
   Tensor forward(const int32_t* ids, int64_t B, int64_t T, const nn::Context& ctx = {},
                  const ops::AttentionMask* padding_mask = nullptr);
+
+  // The body alone (what a classification head reads): ids [B, T] -> ln_f output
+  // [B, T, C], the model's own buffer (valid until the next forward).
+  Tensor forward_hidden(const int32_t* ids, int64_t B, int64_t T, const nn::Context& ctx = {},
+                        const ops::AttentionMask* padding_mask = nullptr);
+
+  // Backpropagates d(loss)/d(hidden) [B, T, C] of the last forward_hidden through the body,
+  // accumulating into the gradients of the trainable parameters. Blocks below the lowest
+  // one that trains (a trainable parameter or an attached adapter) are not visited.
+  void backward_hidden(const Tensor& dhidden);
+
+  // Does backpropagation need to reach the body (below the head) at all?
+  bool body_trains();
 
   // Inference with a KV cache (batch 1): ids [Tn] are positions cache.pos .. +Tn-1.
   // Returns the logits of the last of them [V] and advances cache.pos by Tn.
@@ -60,6 +75,9 @@ class GPT {
 
  private:
   Parameter& head_weight() { return config_.tie_head ? wte.weight : lm_head_weight; }
+  // -1 when the embeddings train (backward goes all the way down), else the index of the
+  // lowest block that trains, n_layer when none does.
+  int64_t lowest_trained_block();
 
   GPTConfig config_;
   nn::Dropout embd_drop_;

@@ -124,11 +124,10 @@ std::unique_ptr<GPT> load_hf_gpt2(const std::string& dir) {
   return model;
 }
 
-void save_hf_gpt2(GPT& model, const std::string& dir) {
+std::vector<std::pair<std::string, Tensor>> hf_tensors(GPT& model) {
   const GPTConfig& c = model.config();
   require(c.position == PositionEncoding::Learned && c.pre_ln && !c.head_bias,
           "the Hugging Face GPT-2 layout needs learned positions, pre-LN blocks and no head bias");
-  std::filesystem::create_directories(dir);
   std::vector<std::pair<std::string, Tensor>> tensors;
   std::set<std::string> present;
   for (auto& [name, param] : model.parameters()) {
@@ -149,6 +148,13 @@ void save_hf_gpt2(GPT& model, const std::string& dir) {
     zero_bias(p + "mlp.c_proj.bias", c.d_model);
   }
   zero_bias("ln_f.bias", c.d_model);
+  return tensors;
+}
+
+void save_hf_gpt2(GPT& model, const std::string& dir) {
+  const GPTConfig& c = model.config();
+  const auto tensors = hf_tensors(model);
+  std::filesystem::create_directories(dir);
   save_safetensors(dir + "/model.safetensors", tensors, {{"format", "pt"}});
   write_file_atomic(dir + "/config.json", config_to_hf(c).dump(2) + "\n");
 }

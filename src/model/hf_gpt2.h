@@ -27,6 +27,10 @@ std::unique_ptr<GPT> load_hf_gpt2(const std::string& dir);
 // Writes DIR/config.json and DIR/model.safetensors (atomically; creates DIR).
 void save_hf_gpt2(GPT& model, const std::string& dir);
 
+// The tensors save_hf_gpt2 writes: HF names and layout, zero biases where tinylm has none
+// (for writers of other HF architectures built on the same body).
+std::vector<std::pair<std::string, Tensor>> hf_tensors(GPT& model);
+
 // The HF name of a tinylm parameter ("h.0.ln_1.weight" -> "transformer.h.0.ln_1.weight"),
 // and a tensor of that parameter in HF's layout (Conv1D weights transposed).
 std::string hf_param_name(const std::string& name);

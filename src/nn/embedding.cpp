@@ -17,6 +17,7 @@ Tensor Embedding::forward(const int32_t* ids, int64_t n) {
 }
 
 void Embedding::backward(const Tensor& dy) {
+  if (!weight.trainable()) return;
   ops::embedding_backward(dy.data(), ids_.data(), weight.grad.data(),
                           static_cast<int64_t>(ids_.size()), num_, dim_);
 }

@@ -33,8 +33,7 @@ Tensor LayerNorm::backward(const Tensor& dy) {
   const int64_t n = x_.numel() / dim_;
   dx_.ensure_shape(x_.shape());
   ops::layernorm_backward(dy.data(), x_.data(), weight.value.data(), mean_.data(), rstd_.data(),
-                          dx_.data(), weight.grad.data(), has_bias_ ? bias.grad.data() : nullptr,
-                          n, dim_);
+                          dx_.data(), weight.grad_or_null(), bias.grad_or_null(), n, dim_);
   return dx_;
 }
 

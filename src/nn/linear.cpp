@@ -30,14 +30,16 @@ Tensor Linear::forward(const Tensor& x) {
   y_.ensure_shape(with_last_dim(x.shape(), out_));
   ops::linear_forward(x.data(), weight.value.data(), has_bias_ ? bias.value.data() : nullptr,
                       y_.data(), n, in_, out_);
+  if (adapter) adapter->forward_add(x.data(), y_.data(), n);
   return y_;
 }
 
 Tensor Linear::backward(const Tensor& dy) {
   const int64_t n = x_.numel() / in_;
   dx_.ensure_shape(x_.shape());
-  ops::linear_backward(dy.data(), x_.data(), weight.value.data(), dx_.data(), weight.grad.data(),
-                       has_bias_ ? bias.grad.data() : nullptr, n, in_, out_);
+  ops::linear_backward(dy.data(), x_.data(), weight.value.data(), dx_.data(), weight.grad_or_null(),
+                       bias.grad_or_null(), n, in_, out_);
+  if (adapter) adapter->backward_add(x_.data(), dy.data(), dx_.data(), n);
   return dx_;
 }
 

@@ -1,11 +1,15 @@
 // Linear layer (PyTorch layout): y = x @ W^T + b.
 //   weight [out, in], bias [out] (optional)
 //   forward:  x [..., in]  -> y [..., out]   (keeps x for backward)
-//   backward: dy [..., out] -> dx [..., in]; accumulates weight.grad, bias.grad
+//   backward: dy [..., out] -> dx [..., in]; accumulates weight.grad, bias.grad (skipped for
+//             a frozen parameter)
+//   adapter (optional, fine-tuning): y += adapter(x), backpropagated with the rest
 #pragma once
+#include <memory>
 #include <string>
 
 #include "nn/context.h"
+#include "nn/linear_adapter.h"
 #include "tensor/parameter.h"
 
 namespace tinylm::nn {
@@ -26,6 +30,7 @@ class Linear {
 
   Parameter weight;  // [out, in]
   Parameter bias;    // [out] (empty when has_bias is false)
+  std::shared_ptr<LinearAdapter> adapter;  // null unless a fine-tuning adapter is attached
 
  private:
   int64_t in_ = 0, out_ = 0;

@@ -1,7 +1,9 @@
 #include "nn/multi_head_attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "util/error.h"
 
@@ -124,7 +126,17 @@ Tensor MultiHeadAttention::backward(const Tensor& dout) {
                           dv.data(), s, scale());
   Tensor dqkv = Tensor::empty({B, T, 3 * d_model_});
   join_heads(dq.data(), dk.data(), dv.data(), dqkv.data(), B, T, H, dh);
-  return c_attn.backward(dqkv);
+  // The key bias adds q_i . b_k to every score of row i alike, which softmax ignores: its
+  // gradient is exactly zero. Summed in float32 it is rounding noise (~1e-11) that AdamW
+  // divides by ~eps and turns into real updates, so keep it at exactly zero.
+  std::vector<float> key_bias_grad;
+  if (c_attn.bias.trainable())
+    key_bias_grad.assign(c_attn.bias.grad.data() + d_model_,
+                         c_attn.bias.grad.data() + 2 * d_model_);
+  Tensor dx = c_attn.backward(dqkv);
+  if (!key_bias_grad.empty())
+    std::copy(key_bias_grad.begin(), key_bias_grad.end(), c_attn.bias.grad.data() + d_model_);
+  return dx;
 }
 
 Tensor MultiHeadAttention::forward_cached(const Tensor& x, Tensor& k_cache, Tensor& v_cache,

@@ -44,7 +44,7 @@ Tensor PositionalEncoding::forward(int64_t start, int64_t T) {
 }
 
 void PositionalEncoding::backward(const Tensor& dpe) {
-  if (!learned_) return;
+  if (!learned_ || !weight.trainable()) return;
   float* g = weight.grad.data() + start_ * dim_;
   for (int64_t i = 0; i < dpe.numel(); ++i) g[i] += dpe[i];
 }

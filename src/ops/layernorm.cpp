@@ -66,6 +66,7 @@ void layernorm_backward(const float* dy, const float* x, const float* w, const f
     }
   }
 
+  if (!dw && !db) return;
   constexpr int64_t kBlock = 64;
   const int64_t blocks = (C + kBlock - 1) / kBlock;
 #pragma omp parallel for schedule(static) if (parallel && blocks > 1)
@@ -83,7 +84,7 @@ void layernorm_backward(const float* dy, const float* x, const float* w, const f
       }
     }
     for (int64_t c = c0; c < c1; ++c) {
-      dw[c] += acc_w[c - c0];
+      if (dw) dw[c] += acc_w[c - c0];
       if (db) db[c] += acc_b[c - c0];
     }
   }

@@ -2,7 +2,8 @@
 //   x [N, C] -> y [N, C] = (x - mean) * rstd * w + b, rstd = 1/sqrt(var + eps),
 //   var the biased variance. w [C]; b [C] may be null (no bias).
 //   forward also writes mean [N] and rstd [N] for backward.
-//   backward: dx [N, C] (overwritten), dw [C] += ..., db [C] += ... (db skipped if null).
+//   backward: dx [N, C] (overwritten), dw [C] += ..., db [C] += ... (dw, db each skipped if
+//             null: a frozen parameter has no gradient).
 #pragma once
 #include <cstdint>
 

@@ -56,7 +56,7 @@ void layernorm_backward(const float* dy, const float* x, const float* w, const f
       sum_w += dy[i * C + c] * xhat;
       sum_b += dy[i * C + c];
     }
-    dw[c] = static_cast<float>(dw[c] + sum_w);
+    if (dw) dw[c] = static_cast<float>(dw[c] + sum_w);
     if (db) db[c] = static_cast<float>(db[c] + sum_b);
   }
 }

@@ -71,7 +71,7 @@ void linear_forward(const float* x, const float* W, const float* b, float* y, in
 void linear_backward(const float* dy, const float* x, const float* W, float* dx, float* dW,
                      float* db, int64_t N, int64_t C, int64_t OC) {
   if (dx) matmul(dy, W, dx, N, C, OC);                               // [N,OC] @ [OC,C]
-  matmul(dy, x, dW, OC, C, N, /*trans_a=*/true, false, 1.0f, 1.0f);  // [OC,N] @ [N,C]
+  if (dW) matmul(dy, x, dW, OC, C, N, /*trans_a=*/true, false, 1.0f, 1.0f);  // [OC,N] @ [N,C]
   if (db) add_column_sums(dy, db, N, OC);
 }
 

@@ -13,7 +13,8 @@ void matmul(const float* A, const float* B, float* C, int64_t M, int64_t N, int6
 // Linear layer, PyTorch layout: W [OC, C], b [OC] (may be null).
 //   forward:  x [N, C] -> y [N, OC] = x @ W^T + b
 //   backward: given dy [N, OC]: dx [N, C] = dy @ W (overwritten; skipped if null),
-//             dW [OC, C] += dy^T @ x, db [OC] += sum over N of dy (skipped if null).
+//             dW [OC, C] += dy^T @ x, db [OC] += sum over N of dy (each skipped if null:
+//             a frozen parameter has no gradient).
 void linear_forward(const float* x, const float* W, const float* b, float* y, int64_t N,
                     int64_t C, int64_t OC);
 void linear_backward(const float* dy, const float* x, const float* W, float* dx, float* dW,

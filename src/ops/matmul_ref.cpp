@@ -49,7 +49,7 @@ void linear_backward(const float* dy, const float* x, const float* W, float* dx,
     }
   }
   // dW[o, c] += sum_n dy[n, o] x[n, c]
-  for (int64_t o = 0; o < OC; ++o) {
+  for (int64_t o = 0; dW && o < OC; ++o) {
     for (int64_t c = 0; c < C; ++c) {
       double sum = 0.0;
       for (int64_t n = 0; n < N; ++n) sum += static_cast<double>(dy[n * OC + o]) * x[n * C + c];

@@ -1,6 +1,8 @@
 // A trainable parameter: its value, its gradient (same shape), and whether AdamW
-// applies weight decay to it. Modules hand out pointers to their parameters, named
-// the way the model's checkpoint names them ("h.0.attn.c_attn.weight").
+// applies weight decay to it. A frozen parameter (set_trainable(false), for fine-tuning)
+// has no gradient buffer: modules skip its gradient work and AdamW keeps no state for it. Modules
+// hand out pointers to their parameters, named the way the model's checkpoint names them
+// ("h.0.attn.c_attn.weight").
 #pragma once
 #include <string>
 #include <vector>
@@ -16,6 +18,17 @@ struct Parameter {
 
   Parameter() = default;
   Parameter(const Shape& shape, bool decay_) : value(Tensor::zeros(shape)), grad(Tensor::zeros(shape)), decay(decay_) {}
+
+  bool trainable() const { return grad.defined(); }
+  // Frozen: the gradient buffer is released. Trainable again: a zero gradient.
+  void set_trainable(bool on) {
+    if (!on)
+      grad = Tensor();
+    else if (!grad.defined())
+      grad = Tensor::zeros(value.shape());
+  }
+  // The gradient buffer, or null when frozen (what kernels take for "skip this").
+  float* grad_or_null() { return grad.defined() ? grad.data() : nullptr; }
 };
 
 struct NamedParameter {

@@ -4,8 +4,9 @@
 
 namespace tinylm {
 
-AdamW::AdamW(ParameterList params, const AdamWConfig& config)
-    : params_(std::move(params)), config_(config) {
+AdamW::AdamW(ParameterList params, const AdamWConfig& config) : config_(config) {
+  for (const auto& p : params)
+    if (p.param->trainable()) params_.push_back(p);
   for (const auto& p : params_) {
     m_.push_back(Tensor::zeros(p.param->value.shape()));
     v_.push_back(Tensor::zeros(p.param->value.shape()));
@@ -25,7 +26,8 @@ void AdamW::step(float lr) {
 
 double clip_gradients(const ParameterList& params, double max_norm) {
   std::vector<ops::GradSpan> spans;
-  for (const auto& p : params) spans.push_back({p.param->grad.data(), p.param->grad.numel()});
+  for (const auto& p : params)
+    if (p.param->trainable()) spans.push_back({p.param->grad.data(), p.param->grad.numel()});
   return ops::clip_grad_norm(spans, max_norm);
 }
 

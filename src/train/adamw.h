@@ -2,7 +2,8 @@
 // moments, step count) kept per parameter so checkpoints can save and restore it.
 // Weight decay applies only to parameters whose `decay` flag is set (matrices and
 // embeddings by default; biases and LayerNorm gains never), as PyTorch users configure
-// torch.optim.AdamW with two parameter groups.
+// torch.optim.AdamW with two parameter groups. Frozen parameters (no gradient buffer)
+// are left out: no moments, no update.
 #pragma once
 #include <vector>
 
@@ -40,7 +41,8 @@ class AdamW {
   int64_t step_ = 0;
 };
 
-// Global-norm clipping of every parameter's gradient; returns the norm before clipping.
+// Global-norm clipping of every trainable parameter's gradient; returns the norm before
+// clipping.
 double clip_gradients(const ParameterList& params, double max_norm);
 
 }  // namespace tinylm

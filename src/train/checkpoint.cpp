@@ -56,13 +56,18 @@ CheckpointState state_from(const SafeTensors& f, const std::string& path) {
 
 void save_checkpoint(const std::string& path, GPT& model, AdamW* optimizer,
                      const CheckpointState& state) {
+  save_checkpoint(path, model.parameters(), optimizer, state);
+}
+
+void save_checkpoint(const std::string& path, const ParameterList& params, AdamW* optimizer,
+                     const CheckpointState& state) {
   std::vector<std::pair<std::string, Tensor>> tensors;
-  const ParameterList params = model.parameters();
   for (const auto& p : params) tensors.emplace_back("model." + p.name, p.param->value);
-  if (optimizer) {
-    for (size_t i = 0; i < params.size(); ++i) {
-      tensors.emplace_back("optim.m." + params[i].name, optimizer->first_moments()[i]);
-      tensors.emplace_back("optim.v." + params[i].name, optimizer->second_moments()[i]);
+  if (optimizer) {  // moments of the trainable parameters only (frozen ones have none)
+    const ParameterList& trained = optimizer->params();
+    for (size_t i = 0; i < trained.size(); ++i) {
+      tensors.emplace_back("optim.m." + trained[i].name, optimizer->first_moments()[i]);
+      tensors.emplace_back("optim.v." + trained[i].name, optimizer->second_moments()[i]);
     }
   }
   char loss_buf[64], val_buf[64];
@@ -84,12 +89,16 @@ CheckpointState read_checkpoint_state(const std::string& path) {
 }
 
 CheckpointState load_checkpoint(const std::string& path, GPT& model, AdamW* optimizer) {
+  return load_checkpoint(path, model.parameters(), optimizer);
+}
+
+CheckpointState load_checkpoint(const std::string& path, const ParameterList& params,
+                                AdamW* optimizer) {
   const SafeTensors f = load_safetensors(path);
   CheckpointState state = state_from(f, path);
-  const ParameterList params = model.parameters();
   const auto load_into = [&](const std::string& key, Tensor& dst) {
-    require(f.has(key), path + ": missing tensor " + key +
-                            " (a checkpoint from a different model config?)");
+    require(f.has(key),
+            path + ": missing tensor " + key + " (a checkpoint from a different model config?)");
     const Tensor t = f.get(key).to_float();
     require(t.shape() == dst.shape(), path + ": tensor " + key + " has shape " +
                                           shape_str(t.shape()) + ", the model expects " +
@@ -97,11 +106,12 @@ CheckpointState load_checkpoint(const std::string& path, GPT& model, AdamW* opti
                                           " (a checkpoint from a different model config?)");
     dst.copy_from(t);
   };
-  for (size_t i = 0; i < params.size(); ++i) {
-    load_into("model." + params[i].name, params[i].param->value);
-    if (optimizer) {
-      load_into("optim.m." + params[i].name, optimizer->first_moments()[i]);
-      load_into("optim.v." + params[i].name, optimizer->second_moments()[i]);
+  for (const auto& p : params) load_into("model." + p.name, p.param->value);
+  if (optimizer) {
+    const ParameterList& trained = optimizer->params();
+    for (size_t i = 0; i < trained.size(); ++i) {
+      load_into("optim.m." + trained[i].name, optimizer->first_moments()[i]);
+      load_into("optim.v." + trained[i].name, optimizer->second_moments()[i]);
     }
   }
   if (optimizer) optimizer->set_steps_taken(state.step);

@@ -11,9 +11,8 @@
 #pragma once
 #include <array>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "model/gpt.h"
 #include "train/adamw.h"
@@ -32,6 +31,9 @@ struct CheckpointState {
 
 void save_checkpoint(const std::string& path, GPT& model, AdamW* optimizer,
                      const CheckpointState& state);
+// The same for any named parameters (a classifier's body, head and adapters).
+void save_checkpoint(const std::string& path, const ParameterList& params, AdamW* optimizer,
+                     const CheckpointState& state);
 
 // Reads the state and the config (to build the model) without loading weights.
 CheckpointState read_checkpoint_state(const std::string& path);
@@ -39,5 +41,7 @@ CheckpointState read_checkpoint_state(const std::string& path);
 // Loads weights into `model` (and moments into `optimizer` if given). The model must
 // have the checkpoint's shapes: a mismatch names the tensor and both shapes.
 CheckpointState load_checkpoint(const std::string& path, GPT& model, AdamW* optimizer);
+CheckpointState load_checkpoint(const std::string& path, const ParameterList& params,
+                                AdamW* optimizer);
 
 }  // namespace tinylm

@@ -1,0 +1,111 @@
+// SequenceClassifier: GPT body + pooling + score head (see classifier.h).
+#include "finetune/classifier.h"
+
+#include "nn/init.h"
+#include "ops/cross_entropy.h"
+#include "util/error.h"
+
+namespace tinylm::finetune {
+
+std::string ClassifierConfig::label(int64_t id) const {
+  if (id >= 0 && id < static_cast<int64_t>(labels.size())) return labels[id];
+  return "LABEL_" + std::to_string(id);
+}
+
+SequenceClassifier::SequenceClassifier(std::unique_ptr<GPT> body, const ClassifierConfig& config)
+    : score(body->config().d_model, config.num_labels, config.head_bias),
+      body_(std::move(body)),
+      config_(config) {
+  require(config.num_labels >= 2,
+          "num_labels must be at least 2, got " + std::to_string(config.num_labels));
+  require(config.labels.empty() || static_cast<int64_t>(config.labels.size()) == config.num_labels,
+          "labels: " + std::to_string(config.labels.size()) + " names for " +
+              std::to_string(config.num_labels) + " labels");
+}
+
+void SequenceClassifier::init_head(Rng& rng, float std) {
+  score.init(rng, std);
+}
+
+Tensor SequenceClassifier::forward(const int32_t* ids, int64_t B, int64_t T,
+                                   const nn::Context& ctx) {
+  const int64_t C = body_->config().d_model;
+  if (lora_) lora_->set_training(ctx.training);  // adapter dropout only when training
+  const Tensor hidden = body_->forward_hidden(ids, B, T, ctx);  // [B, T, C]
+  ids_.assign(ids, ids + B * T);
+  B_ = B, T_ = T;
+  pooled_.ensure_shape({B, C});
+  pool_forward(config_.pooling, hidden.data(), ids, config_.pad_token_id, pooled_.data(), B, T, C);
+  logits_ = score.forward(pooled_);  // [B, num_labels]
+  return logits_;
+}
+
+double SequenceClassifier::forward_loss(const int32_t* ids, const int32_t* labels, int64_t B,
+                                        int64_t T, const nn::Context& ctx) {
+  for (int64_t b = 0; b < B; ++b)
+    require(labels[b] >= 0 && labels[b] < config_.num_labels,
+            "label " + std::to_string(labels[b]) + " of sequence " + std::to_string(b) +
+                " is not in [0, " + std::to_string(config_.num_labels) + ")");
+  forward(ids, B, T, ctx);
+  dlogits_.ensure_shape(logits_.shape());
+  return ops::cross_entropy(logits_.data(), labels, dlogits_.data(), B, config_.num_labels);
+}
+
+void SequenceClassifier::backward(float loss_scale) {
+  require(dlogits_.defined(), "SequenceClassifier::backward before forward_loss");
+  const int64_t B = B_, T = T_, C = body_->config().d_model;
+  if (loss_scale != 1.0f)
+    for (int64_t i = 0; i < dlogits_.numel(); ++i) dlogits_[i] *= loss_scale;
+  const Tensor dpooled = score.backward(dlogits_);  // [B, C]
+  if (!body_->body_trains()) return;                // only the head trains: stop here
+  dhidden_.ensure_shape({B, T, C});
+  pool_backward(config_.pooling, dpooled.data(), ids_.data(), config_.pad_token_id, dhidden_.data(),
+                B, T, C);
+  body_->backward_hidden(dhidden_);
+}
+
+void SequenceClassifier::zero_grad() {
+  for (const auto& p : parameters())
+    if (p.param->trainable()) p.param->grad.zero();
+}
+
+ParameterList SequenceClassifier::head_parameters() {
+  ParameterList list;
+  score.parameters(list, "score.");
+  return list;
+}
+
+ParameterList SequenceClassifier::parameters() {
+  ParameterList list = body_->parameters();
+  for (const auto& p : head_parameters()) list.push_back(p);
+  if (lora_)
+    for (const auto& p : lora_->parameters()) list.push_back(p);
+  return list;
+}
+
+void SequenceClassifier::set_trainable(const TrainableSet& set) {
+  if (set.kind == TrainableKind::Lora)
+    require(lora_ != nullptr, "trainable 'lora': no LoRA adapters attached (lora.r, lora.targets)");
+  // Under lora the head trains fully unless it carries its own adapter.
+  const bool head_trains = set.kind != TrainableKind::Lora || !score.adapter;
+  apply_trainable(*body_, head_trains ? head_parameters() : ParameterList{}, set);
+  if (!head_trains)
+    for (const auto& p : head_parameters()) p.param->set_trainable(false);
+  if (lora_)  // adapters train only under lora
+    for (const auto& p : lora_->parameters())
+      p.param->set_trainable(set.kind == TrainableKind::Lora);
+}
+
+LoraSet& SequenceClassifier::attach_lora(const LoraConfig& lora, Rng& rng) {
+  require(!lora_, "LoRA adapters are already attached");
+  lora_ = std::make_unique<LoraSet>(*body_, &score, lora, rng);
+  return *lora_;
+}
+
+void SequenceClassifier::merge_lora() {
+  if (!lora_) return;
+  lora_->merge();
+  lora_.reset();
+}
+
+}  // namespace tinylm::finetune

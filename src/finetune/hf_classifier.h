@@ -1,0 +1,28 @@
+// Hugging Face GPT2ForSequenceClassification folders: config.json (GPT-2's fields plus
+// num_labels, id2label, label2id, pad_token_id) and model.safetensors (the GPT-2 body as
+// in hf_gpt2.h, plus `score.weight` [num_labels, n_embd]; transformers' head has no bias).
+// tinylm also writes "tinylm_pooling" into config.json (transformers ignores it); a
+// folder without it pools as transformers does (last_non_pad).
+#pragma once
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "finetune/classifier.h"
+
+namespace tinylm::finetune {
+
+// The classifier fields of an HF config.json (num_labels, id2label, pad_token_id,
+// tinylm_pooling); InputError naming `what` and the field on bad values.
+ClassifierConfig classifier_config_from_hf(const nlohmann::json& hf, const std::string& what);
+
+// Loads DIR/config.json + DIR/model.safetensors (InputError if score.weight is missing
+// or has the wrong shape).
+std::unique_ptr<SequenceClassifier> load_hf_classifier(const std::string& dir);
+
+// Writes DIR/config.json + DIR/model.safetensors (atomically; creates DIR). InputError
+// for a head with a bias (transformers' `score` has none) or attached LoRA adapters
+// (merge them first, or save them with save_peft_adapter).
+void save_hf_classifier(SequenceClassifier& model, const std::string& dir);
+
+}  // namespace tinylm::finetune

@@ -1,0 +1,190 @@
+// PEFT LoRA folders in and out (see peft.h).
+#include "finetune/peft.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "finetune/verify_util.h"
+#include "io/safetensors.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace tinylm::finetune {
+
+namespace {
+
+const std::string kPrefix = "base_model.model.";
+
+// PEFT's name for a tinylm target kind.
+std::string peft_target(const std::string& kind) {
+  return kind == "head" ? "score" : kind;
+}
+
+// Does PEFT's target `t` select module `m`? (exact name, or a suffix after a dot)
+bool selects(const std::string& t, const std::string& m) {
+  return m == t || (m.size() > t.size() && m.compare(m.size() - t.size(), t.size(), t) == 0 &&
+                    m[m.size() - t.size() - 1] == '.');
+}
+
+std::string kind_of(const std::string& module) {
+  if (module == "score") return "head";
+  return module.substr(module.rfind('.') + 1);
+}
+
+}  // namespace
+
+void save_peft_adapter(LoraSet& lora, const std::string& dir, const PeftInfo& info) {
+  const LoraConfig& c = lora.config();
+  nlohmann::json targets = nlohmann::json::array();
+  std::set<std::string> seen;
+  for (const auto& t : c.targets)
+    if (seen.insert(peft_target(t)).second) targets.push_back(peft_target(t));
+  nlohmann::json config = {
+      {"peft_type", "LORA"},
+      {"task_type", info.task_type},
+      {"r", c.r},
+      {"lora_alpha", c.alpha},
+      {"lora_dropout", c.dropout},
+      {"target_modules", targets},
+      {"fan_in_fan_out", true},
+      {"bias", "none"},
+      {"use_rslora", c.rslora},
+      {"use_dora", false},
+      {"init_lora_weights", true},
+      {"modules_to_save",
+       info.saved_head ? nlohmann::json::array({"score"}) : nlohmann::json(nullptr)},
+      {"base_model_name_or_path", info.base_model_name_or_path.empty()
+                                      ? nlohmann::json(nullptr)
+                                      : nlohmann::json(info.base_model_name_or_path)},
+      {"inference_mode", true},
+      {"layers_to_transform", nullptr},
+      {"rank_pattern", nlohmann::json::object()},
+      {"alpha_pattern", nlohmann::json::object()}};
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  for (const auto& p : lora.parameters()) tensors.emplace_back(kPrefix + p.name, p.param->value);
+  if (info.saved_head) tensors.emplace_back(kPrefix + "score.weight", info.saved_head->value);
+  std::filesystem::create_directories(dir);
+  save_safetensors(dir + "/adapter_model.safetensors", tensors, {{"format", "pt"}});
+  write_file_atomic(dir + "/adapter_config.json", config.dump(2) + "\n");
+}
+
+std::unique_ptr<LoraSet> load_peft_adapter(GPT& body, nn::Linear* head, const std::string& dir) {
+  const std::string config_path = dir + "/adapter_config.json";
+  const std::string tensors_path = dir + "/adapter_model.safetensors";
+  require(file_exists(config_path), config_path + ": not found (not a PEFT adapter folder?)");
+  require(file_exists(tensors_path), tensors_path + ": not found (not a PEFT adapter folder?)");
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(read_file(config_path));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(config_path + ": " + e.what());
+  }
+  require(json.is_object(), config_path + ": must be a JSON object");
+  const JsonFields cfg{json, config_path, ""};
+  require(cfg.string("peft_type") == "LORA", cfg.field("peft_type") + " must be \"LORA\"");
+  LoraConfig lora;
+  lora.r = cfg.integer("r");
+  require(lora.r > 0, cfg.field("r") + " must be positive");
+  lora.alpha = static_cast<float>(cfg.number("lora_alpha"));
+  if (cfg.has("lora_dropout") && !json["lora_dropout"].is_null())
+    lora.dropout = static_cast<float>(cfg.number("lora_dropout"));
+  require(lora.dropout >= 0 && lora.dropout < 1, cfg.field("lora_dropout") + " must be in [0, 1)");
+  if (cfg.has("use_rslora") && !json["use_rslora"].is_null()) {
+    require(json["use_rslora"].is_boolean(), cfg.field("use_rslora") + " must be true or false");
+    lora.rslora = json["use_rslora"].get<bool>();
+  }
+  require(!json.contains("use_dora") || json["use_dora"].is_null() || json["use_dora"] == false,
+          cfg.field("use_dora") + ": DoRA is not supported");
+  require(!json.contains("bias") || json["bias"] == "none",
+          cfg.field("bias") + ": only \"none\" is supported");
+  for (const char* pattern : {"rank_pattern", "alpha_pattern"})
+    require(!json.contains(pattern) || json[pattern].is_null() || json[pattern].empty(),
+            cfg.field(pattern) + ": per-module ranks or alphas are not supported");
+  std::vector<std::string> targets;
+  if (cfg.has("target_modules") && json["target_modules"].is_string())
+    targets = {json["target_modules"].get<std::string>()};
+  else
+    targets = cfg.strings("target_modules");
+
+  const SafeTensors file = load_safetensors(tensors_path);
+  std::map<std::string, std::pair<const SafeTensorEntry*, const SafeTensorEntry*>> modules;  // A, B
+  const SafeTensorEntry* saved_head = nullptr;
+  for (const auto& key : file.names) {
+    require(key.rfind(kPrefix, 0) == 0,
+            tensors_path + ": tensor '" + key + "' does not start with " + kPrefix);
+    const std::string rest = key.substr(kPrefix.size());
+    if (rest == "score.weight") {
+      saved_head = &file.get(key);
+      continue;
+    }
+    const bool is_a = rest.size() > 14 && rest.ends_with(".lora_A.weight");
+    const bool is_b = rest.size() > 14 && rest.ends_with(".lora_B.weight");
+    require(is_a || is_b, tensors_path + ": tensor '" + key + "' is not a LoRA A or B weight");
+    const std::string module = rest.substr(0, rest.size() - 14);
+    require(module != "lm_head", tensors_path + ": tensor '" + key +
+                                     "': LoRA on lm_head (tied to the token embedding) is not "
+                                     "supported; targets are c_attn, c_proj, c_fc and a "
+                                     "classifier's score");
+    require(find_linear(body, head, module) != nullptr, tensors_path + ": tensor '" + key +
+                                                            "' is for module " + module +
+                                                            ", which the base model does not have");
+    (is_a ? modules[module].first : modules[module].second) = &file.get(key);
+  }
+  require(!modules.empty(), tensors_path + ": no LoRA tensors");
+
+  std::vector<LoraTarget> where;
+  std::set<std::string> used_targets;
+  for (const auto& l : adaptable_modules(body, head)) {
+    auto it = modules.find(l);
+    if (it == modules.end()) continue;
+    const auto [a, b] = it->second;
+    require(a && b, tensors_path + ": module " + l + " has lora_" + (a ? "A" : "B") +
+                        " but no lora_" + (a ? "B" : "A"));
+    bool selected = false;
+    for (const auto& t : targets)
+      if (selects(t, l)) selected = true, used_targets.insert(t);
+    require(selected,
+            tensors_path + ": module " + l + " is not among " + cfg.field("target_modules"));
+    nn::Linear* linear = find_linear(body, head, l);
+    const int64_t in = linear->in_features(), out = linear->out_features();
+    require(a->shape == Shape{lora.r, in}, tensors_path + ": " + kPrefix + l +
+                                               ".lora_A.weight is " + shape_str(a->shape) +
+                                               ", the base needs " + shape_str({lora.r, in}) +
+                                               " (r " + std::to_string(lora.r) + ")");
+    require(b->shape == Shape{out, lora.r}, tensors_path + ": " + kPrefix + l +
+                                                ".lora_B.weight is " + shape_str(b->shape) +
+                                                ", the base needs " + shape_str({out, lora.r}) +
+                                                " (r " + std::to_string(lora.r) + ")");
+    require(lora.r <= std::max(in, out),
+            cfg.field("r") + " = " + std::to_string(lora.r) + " is larger than " + l +
+                " allows (in " + std::to_string(in) + ", out " + std::to_string(out) + ")");
+    where.push_back({l, kind_of(l), in, out});
+  }
+  for (const auto& t : targets)
+    require(used_targets.count(t),
+            cfg.field("target_modules") + ": '" + t + "' selects no tensor of " + tensors_path);
+  lora.targets.clear();
+  for (const auto& w : where)
+    if (std::find(lora.targets.begin(), lora.targets.end(), w.kind) == lora.targets.end())
+      lora.targets.push_back(w.kind);
+
+  Rng rng(0);  // the values come from the file
+  auto set = std::make_unique<LoraSet>(body, head, lora, where, rng);
+  for (auto& att : set->attached()) {
+    att.adapter->A.value.copy_from(modules[att.target.module].first->to_float());
+    att.adapter->B.value.copy_from(modules[att.target.module].second->to_float());
+  }
+  if (saved_head) {
+    require(head != nullptr,
+            tensors_path + ": has a classification head (score.weight) but the base has none");
+    const Tensor t = saved_head->to_float();
+    check_shape(t, head->weight.value.shape(), tensors_path + ": " + kPrefix + "score.weight");
+    head->weight.value.copy_from(t);
+  }
+  return set;
+}
+
+}  // namespace tinylm::finetune

@@ -1,0 +1,90 @@
+// Trainable sets: parse "head" / "last:N" / "all" / "lora" and freeze the rest.
+#include "finetune/trainable.h"
+
+#include <set>
+
+#include "util/error.h"
+
+namespace tinylm::finetune {
+
+TrainableSet TrainableSet::parse(const std::string& spec) {
+  TrainableSet s;
+  if (spec == "head")
+    s.kind = TrainableKind::Head;
+  else if (spec == "all")
+    s.kind = TrainableKind::All;
+  else if (spec == "lora")
+    s.kind = TrainableKind::Lora;
+  else if (spec.rfind("last:", 0) == 0) {
+    const std::string n = spec.substr(5);
+    require(!n.empty() && n.size() < 10 && n.find_first_not_of("0123456789") == std::string::npos,
+            "trainable '" + spec + "': N of last:N must be a non-negative integer");
+    s.kind = TrainableKind::LastBlocks;
+    s.last_blocks = std::stoll(n);
+  } else {
+    throw InputError("trainable '" + spec + "': expected head, last:N, all or lora");
+  }
+  return s;
+}
+
+std::string TrainableSet::to_string() const {
+  switch (kind) {
+    case TrainableKind::Head:
+      return "head";
+    case TrainableKind::All:
+      return "all";
+    case TrainableKind::Lora:
+      return "lora";
+    case TrainableKind::LastBlocks:
+      break;
+  }
+  return "last:" + std::to_string(last_blocks);
+}
+
+void apply_trainable(GPT& body, const ParameterList& head, const TrainableSet& set) {
+  const int64_t L = body.config().n_layer;
+  if (set.kind == TrainableKind::LastBlocks)
+    require(set.last_blocks <= L, "trainable 'last:" + std::to_string(set.last_blocks) +
+                                      "': the model has only " + std::to_string(L) + " blocks");
+  const bool all = set.kind == TrainableKind::All;
+  for (const auto& p : body.parameters()) p.param->set_trainable(all);
+  for (const auto& p : head) p.param->set_trainable(true);
+  if (set.kind == TrainableKind::LastBlocks) {
+    for (int64_t i = L - set.last_blocks; i < L; ++i) {
+      ParameterList block;
+      body.h[i].parameters(block, "");
+      for (const auto& p : block) p.param->set_trainable(true);
+    }
+    ParameterList norm;
+    body.ln_f.parameters(norm, "");
+    for (const auto& p : norm) p.param->set_trainable(true);
+  }
+}
+
+void train_only(const ParameterList& params, const std::vector<std::string>& names,
+                const std::string& what) {
+  std::set<std::string> wanted(names.begin(), names.end());
+  std::set<std::string> known;
+  for (const auto& p : params) known.insert(p.name);
+  for (const auto& n : wanted) require(known.count(n), what + ": no parameter named '" + n + "'");
+  for (const auto& p : params) p.param->set_trainable(wanted.count(p.name) > 0);
+}
+
+ParameterCounts count_parameters(const ParameterList& params) {
+  ParameterCounts c;
+  std::set<const Parameter*> seen;  // a tied tensor counts once
+  for (const auto& p : params) {
+    if (!seen.insert(p.param).second) continue;
+    (p.param->trainable() ? c.trainable : c.frozen) += p.param->value.numel();
+  }
+  return c;
+}
+
+ParameterList trainable_only(const ParameterList& params) {
+  ParameterList out;
+  for (const auto& p : params)
+    if (p.param->trainable()) out.push_back(p);
+  return out;
+}
+
+}  // namespace tinylm::finetune

@@ -4,16 +4,20 @@
 #include "cli/cli_util.h"
 #include "data/corpus.h"
 #include "data/dataset.h"
+#include "finetune/run_folder.h"
 #include "train/evaluate.h"
 #include "train/run_model.h"
 #include "util/error.h"
 
 namespace tinylm::cli {
 
+int eval_finetune_run(const std::string& run, const std::string& task, const std::string& data);
+
 int run_eval(int argc, char** argv) {
   CLI::App app{"Evaluate a trained run: the mean loss over a whole text (default: the run's "
                "validation split) with bits per character or perplexity, or the exact-match "
-               "accuracy on held-out addition problems.",
+               "accuracy on held-out addition problems. On a finetune run: val and test loss "
+               "(instruct) or train, val and test accuracy (classify).",
                "tinylm eval"};
   std::string run, data, task;
   int64_t n = 1000, stride = 0, batch = 16;
@@ -25,6 +29,8 @@ int run_eval(int argc, char** argv) {
   app.add_option("--n", n, "number of held-out addition problems")->capture_default_str();
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
+  if (const std::string t = finetune::finetune_task_of(run); !t.empty())
+    return eval_finetune_run(run, t, data);
   LoadedRun loaded = load_run(run);
   std::printf("checkpoint %s (step %lld)\n", loaded.checkpoint.c_str(),
               static_cast<long long>(loaded.step));

@@ -17,6 +17,9 @@ int run_plot(int argc, char** argv);
 int run_embeddings(int argc, char** argv);
 int run_report(int argc, char** argv);
 int run_trace(int argc, char** argv);
+int run_finetune(int argc, char** argv);
+int run_respond(int argc, char** argv);
+int run_classify(int argc, char** argv);
 int run_lora(int argc, char** argv);
 int run_data(int argc, char** argv);
 int run_demo(int argc, char** argv);
@@ -29,6 +32,9 @@ const std::vector<Verb>& verbs() {
       {"eval", "loss / bpc / perplexity of a run on a text, or addition accuracy", run_eval},
       {"generate", "generate tokens from a GPT-2 style model folder", run_generate},
       {"verify", "check a model folder against its reference outputs", run_verify},
+      {"finetune", "fine-tune a GPT: --task instruct (instructions) or classify", run_finetune},
+      {"respond", "the response of an instruct run to one instruction", run_respond},
+      {"classify", "label texts with a classify run: label and probability", run_classify},
       {"lora", "LoRA adapters: merge an adapter into its base (a Hugging Face folder)", run_lora},
       // tokenizers and data
       {"tokenize", "encode / decode / count (gpt2, bpe, word, char), or --check vs tiktoken", run_tokenize},

@@ -66,14 +66,18 @@ bool all_finite(const Tensor& t) {
 
 }  // namespace
 
-std::string first_non_finite(GPT& model, AdamW& optimizer) {
-  const ParameterList params = model.parameters();
-  for (size_t i = 0; i < params.size(); ++i) {
-    if (!all_finite(params[i].param->value)) return "weight " + params[i].name;
+std::string first_non_finite(const ParameterList& params, AdamW& optimizer) {
+  for (const auto& p : params)
+    if (!all_finite(p.param->value)) return "weight " + p.name;
+  const ParameterList& trained = optimizer.params();  // frozen parameters have no moments
+  for (size_t i = 0; i < trained.size(); ++i)
     if (!all_finite(optimizer.first_moments()[i]) || !all_finite(optimizer.second_moments()[i]))
-      return "the AdamW moment of " + params[i].name;
-  }
+      return "the AdamW moment of " + trained[i].name;
   return "";
+}
+
+std::string first_non_finite(GPT& model, AdamW& optimizer) {
+  return first_non_finite(model.parameters(), optimizer);
 }
 
 std::string SavedCheckpoints::newest() const {
@@ -112,13 +116,17 @@ SavedCheckpoints find_checkpoints(const std::string& dir) {
 
 void save_checkpoint(const std::string& path, GPT& model, AdamW* optimizer,
                      const CheckpointState& state) {
+  save_checkpoint(path, model.parameters(), optimizer, state);
+}
+
+void save_checkpoint(const std::string& path, const ParameterList& params, AdamW* optimizer,
+                     const CheckpointState& state) {
   if (optimizer) {
-    const std::string bad = first_non_finite(model, *optimizer);
+    const std::string bad = first_non_finite(params, *optimizer);
     if (!bad.empty())
       throw std::runtime_error("refusing to write " + path + ": " + bad + " is not finite");
   }
   std::vector<std::pair<std::string, Tensor>> tensors;
-  const ParameterList params = model.parameters();
   for (const auto& p : params) tensors.emplace_back("model." + p.name, p.param->value);
   if (optimizer) {  // moments of the trainable parameters only (frozen ones have none)
     const ParameterList& trained = optimizer->params();
@@ -146,7 +154,12 @@ CheckpointState read_checkpoint_state(const std::string& path) {
 }
 
 CheckpointState load_checkpoint(const std::string& path, GPT& model, AdamW* optimizer) {
-  return load_checkpoint(load_safetensors(path), path, model, optimizer);
+  return load_checkpoint(load_safetensors(path), path, model.parameters(), optimizer);
+}
+
+CheckpointState load_checkpoint(const std::string& path, const ParameterList& params,
+                                AdamW* optimizer) {
+  return load_checkpoint(load_safetensors(path), path, params, optimizer);
 }
 
 CheckpointState checkpoint_state(const SafeTensors& f, const std::string& path) {
@@ -155,11 +168,15 @@ CheckpointState checkpoint_state(const SafeTensors& f, const std::string& path) 
 
 CheckpointState load_checkpoint(const SafeTensors& f, const std::string& path, GPT& model,
                                 AdamW* optimizer) {
+  return load_checkpoint(f, path, model.parameters(), optimizer);
+}
+
+CheckpointState load_checkpoint(const SafeTensors& f, const std::string& path,
+                                const ParameterList& params, AdamW* optimizer) {
   CheckpointState state = state_from(f, path);
-  const ParameterList params = model.parameters();
   const auto load_into = [&](const std::string& key, Tensor& dst) {
-    require(f.has(key), path + ": missing tensor " + key +
-                            " (a checkpoint from a different model config?)");
+    require(f.has(key),
+            path + ": missing tensor " + key + " (a checkpoint from a different model config?)");
     const Tensor t = f.get(key).to_float();
     require(t.shape() == dst.shape(), path + ": tensor " + key + " has shape " +
                                           shape_str(t.shape()) + ", the model expects " +

@@ -11,9 +11,8 @@
 #pragma once
 #include <array>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "io/safetensors.h"
 #include "model/gpt.h"
@@ -33,6 +32,9 @@ struct CheckpointState {
 
 void save_checkpoint(const std::string& path, GPT& model, AdamW* optimizer,
                      const CheckpointState& state);
+// The same for any named parameters (a classifier's body, head and adapters).
+void save_checkpoint(const std::string& path, const ParameterList& params, AdamW* optimizer,
+                     const CheckpointState& state);
 
 // Reads the state and the config (to build the model) without loading weights.
 CheckpointState read_checkpoint_state(const std::string& path);
@@ -40,10 +42,14 @@ CheckpointState read_checkpoint_state(const std::string& path);
 // Loads weights into `model` (and moments into `optimizer` if given). The model must
 // have the checkpoint's shapes: a mismatch names the tensor and both shapes.
 CheckpointState load_checkpoint(const std::string& path, GPT& model, AdamW* optimizer);
+CheckpointState load_checkpoint(const std::string& path, const ParameterList& params,
+                                AdamW* optimizer);
 // The same from a file already read (path names it in messages).
 CheckpointState checkpoint_state(const SafeTensors& file, const std::string& path);
 CheckpointState load_checkpoint(const SafeTensors& file, const std::string& path, GPT& model,
                                 AdamW* optimizer);
+CheckpointState load_checkpoint(const SafeTensors& file, const std::string& path,
+                                const ParameterList& params, AdamW* optimizer);
 
 // The checkpoints a run folder holds, for resuming and for messages.
 struct SavedCheckpoints {
@@ -61,5 +67,6 @@ SavedCheckpoints find_checkpoints(const std::string& dir);
 // The name of the first weight or AdamW moment that is NaN or infinite, or "" when all
 // are finite. save_checkpoint refuses to write such a model.
 std::string first_non_finite(GPT& model, AdamW& optimizer);
+std::string first_non_finite(const ParameterList& params, AdamW& optimizer);
 
 }  // namespace tinylm

@@ -41,7 +41,7 @@ std::string best_point(const report::Points& points) {
 }  // namespace
 
 std::string run_report_page(GPT& model, const Tokenizer& tok, const TrainConfig& c,
-                            const RunReportInputs& in) {
+                            const RunReportInputs& in, const RunReportExtras& extras) {
   report::RunReport r;
   r.title = std::filesystem::path(in.dir).filename().string();
   if (r.title.empty()) r.title = in.dir;
@@ -74,6 +74,7 @@ std::string run_report_page(GPT& model, const Tokenizer& tok, const TrainConfig&
     }
     r.loss_svg = report::loss_curve_svg(log);
   }
+  for (const auto& row : extras.summary) r.summary.push_back(row);
   r.samples = in.samples;
 
   if (!in.fixed_input.empty()) {
@@ -102,13 +103,13 @@ std::string run_report_page(GPT& model, const Tokenizer& tok, const TrainConfig&
 
   r.model_text = report::render_text(
       report::model_info(model.config(), c.train.batch_size, model.config().block_size));
-  r.config_json = c.to_json().dump(2);
+  r.config_json = extras.config_json.empty() ? c.to_json().dump(2) : extras.config_json;
   return report::run_report_html(r);
 }
 
 void write_run_report(GPT& model, const Tokenizer& tok, const TrainConfig& c,
-                      const RunReportInputs& in) {
-  write_file_atomic(in.dir + "/report.html", run_report_page(model, tok, c, in));
+                      const RunReportInputs& in, const RunReportExtras& extras) {
+  write_file_atomic(in.dir + "/report.html", run_report_page(model, tok, c, in, extras));
 }
 
 }  // namespace tinylm

@@ -22,10 +22,17 @@ struct RunReportInputs {
   std::vector<std::pair<std::string, std::string>> samples;  // caption -> text, newest first
 };
 
+// What a fine-tuning run adds: its own config (shown instead of c.to_json()) and rows
+// for the summary table (accuracies, losses).
+struct RunReportExtras {
+  std::string config_json;
+  std::vector<std::pair<std::string, std::string>> summary;
+};
+
 // The page's text (also what write_run_report writes).
 std::string run_report_page(GPT& model, const Tokenizer& tok, const TrainConfig& c,
-                            const RunReportInputs& in);
+                            const RunReportInputs& in, const RunReportExtras& extras = {});
 void write_run_report(GPT& model, const Tokenizer& tok, const TrainConfig& c,
-                      const RunReportInputs& in);
+                      const RunReportInputs& in, const RunReportExtras& extras = {});
 
 }  // namespace tinylm

@@ -1,79 +1,15 @@
 #include "train/train_config.h"
 
 #include <cmath>
-#include <functional>
 #include <limits>
-#include <map>
 
+#include "train/section_reader.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/json_read.h"
 #include "util/utf8.h"
 
 namespace tinylm {
-
-namespace {
-
-// Reads the fields of one JSON section into typed destinations, rejecting unknown keys
-// and wrong types with the field's dotted name.
-class SectionReader {
- public:
-  SectionReader(const nlohmann::json& j, std::string section) : j_(j), section_(std::move(section)) {
-    require(j.is_object(), section_ + " must be a JSON object");
-  }
-  SectionReader& integer(const char* key, int64_t& out) {
-    return field(key, [&](const nlohmann::json& v) {
-      require(v.is_number_integer() &&
-                  (!v.is_number_unsigned() || v.get<uint64_t>() <= uint64_t{INT64_MAX}),
-              name(key) + " must be an integer (at most " + std::to_string(INT64_MAX) + ")");
-      out = v.get<int64_t>();
-    });
-  }
-  SectionReader& unsigned_integer(const char* key, uint64_t& out) {
-    return field(key, [&](const nlohmann::json& v) {
-      require(v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0),
-              name(key) + " must be a non-negative integer");
-      out = v.get<uint64_t>();
-    });
-  }
-  SectionReader& number(const char* key, double& out) {
-    return field(key, [&](const nlohmann::json& v) {
-      require(v.is_number(), name(key) + " must be a number");
-      out = v.get<double>();
-      require(std::isfinite(out), name(key) + " must be a finite number");
-    });
-  }
-  SectionReader& boolean(const char* key, bool& out) {
-    return field(key, [&](const nlohmann::json& v) {
-      require(v.is_boolean(), name(key) + " must be true or false");
-      out = v.get<bool>();
-    });
-  }
-  SectionReader& string(const char* key, std::string& out) {
-    return field(key, [&](const nlohmann::json& v) {
-      require(v.is_string(), name(key) + " must be a string");
-      out = v.get<std::string>();
-    });
-  }
-  // Throws for any key no reader asked for.
-  void done() const {
-    for (const auto& [key, value] : j_.items())
-      require(seen_.count(key) > 0, "unknown field " + name(key));
-  }
-
- private:
-  std::string name(const std::string& key) const { return section_ + "." + key; }
-  SectionReader& field(const char* key, const std::function<void(const nlohmann::json&)>& read) {
-    seen_[key] = true;
-    if (j_.contains(key)) read(j_[key]);
-    return *this;
-  }
-  const nlohmann::json& j_;
-  std::string section_;
-  std::map<std::string, bool> seen_;
-};
-
-}  // namespace
 
 TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
   require(j.is_object(), "config must be a JSON object");

@@ -24,6 +24,7 @@
 #include "train/progress.h"
 #include "train/resume_check.h"
 #include "train/run_folder.h"
+#include "train/run_log.h"
 #include "train/run_report.h"
 #include "train/samples.h"
 #include "train/schedule.h"
@@ -58,33 +59,6 @@ double estimate_loss(GPT& model, const TrainingData& data, const std::string& sp
   }
   return total / static_cast<double>(c.train.eval_iters);
 }
-
-// Appends JSON lines to RUN/log.jsonl; on resume, drops lines past the resumed step
-// (they belong to work the checkpoint does not have). A failed append is an error.
-class RunLog {
- public:
-  RunLog(const std::string& path, int64_t resume_step)
-      : out_(prepare(path, resume_step), resume_step < 0) {}
-  void write(const nlohmann::json& j) { out_.append(j.dump() + "\n"); }
-
- private:
-  static const std::string& prepare(const std::string& path, int64_t resume_step) {
-    if (resume_step >= 0 && file_exists(path)) {
-      std::istringstream in(read_file(path));
-      std::string kept, line;
-      while (std::getline(in, line)) {
-        try {
-          if (nlohmann::json::parse(line).value("step", int64_t{0}) <= resume_step) kept += line + "\n";
-        } catch (const nlohmann::json::exception&) {
-          // a torn last line from a killed run: drop it
-        }
-      }
-      write_file_atomic(path, kept);
-    }
-    return path;
-  }
-  AppendFile out_;
-};
 
 // Weight decay groups: matrices (and embeddings unless decay_embeddings is false).
 void set_decay_flags(GPT& model, bool decay_embeddings) {

@@ -1,0 +1,55 @@
+// tinylm finetune --task classify|instruct --base SRC --data FILE --out RUN
+//                 [--config FILE] [--set key=value ...] [--resume] [--stop-after N] [--quiet]
+#include "cli/cli_util.h"
+#include "finetune/classify_trainer.h"
+#include "finetune/finetune_config.h"
+#include "finetune/instruct_trainer.h"
+#include "train/train_config.h"
+#include "util/error.h"
+
+namespace tinylm::cli {
+
+int run_finetune(int argc, char** argv) {
+  CLI::App app{
+      "Fine-tune a GPT: --task instruct (instruction following, the Alpaca prompt) or "
+      "--task classify (a classification head). Writes a run folder: config.json, "
+      "log.jsonl, last.safetensors, report.html, and test-responses.json (instruct). "
+      "Settings: the course's defaults, a config's \"finetune\" / \"lora\" / \"model\" "
+      "sections, --set (see docs/finetune.md). Ctrl-C saves a checkpoint; --resume "
+      "continues exactly.",
+      "tinylm finetune"};
+  std::string task, config_path;
+  std::vector<std::string> sets;
+  finetune::FinetuneConfig base_names;
+  finetune::FinetuneOptions opts;
+  app.add_option("--task", task, "instruct or classify")->required();
+  app.add_option("--base", base_names.base,
+                 "the model to start from: a Hugging Face GPT-2 folder (config.json + "
+                 "model.safetensors), a tinylm run folder, or a preset (gpt2-124m, ...: random "
+                 "init; the config's \"model\" section changes its shape)")
+      ->required();
+  app.add_option("--data", base_names.data,
+                 "instruct: a JSON list of {instruction, input, output}; classify: TSV, CSV or "
+                 "JSONL with a label and a text column")
+      ->required();
+  app.add_option("--out", opts.out_dir, "run folder (must be empty or new, unless --resume)")
+      ->required();
+  app.add_option("--config", config_path, "settings (JSON with finetune / lora / model sections)");
+  app.add_option("--set", sets, "override a setting, e.g. --set finetune.epochs=1 (repeatable)");
+  app.add_flag("--resume", opts.resume, "continue the run in --out from its checkpoint");
+  app.add_option("--stop-after", opts.stop_after,
+                 "stop with a checkpoint after this many steps (continue later with --resume)");
+  app.add_flag("--quiet", opts.quiet, "no progress output");
+  if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
+
+  nlohmann::json j =
+      config_path.empty() ? nlohmann::json::object() : load_config_json(config_path, {});
+  for (const std::string& assignment : sets) apply_override(j, assignment);
+  finetune::FinetuneConfig config = finetune::FinetuneConfig::from_json(j, task);
+  config.base = base_names.base;
+  config.data = base_names.data;
+  if (task == "instruct") return finetune::finetune_instruct(config, opts);
+  return finetune::finetune_classify(config, opts);
+}
+
+}  // namespace tinylm::cli

@@ -1,0 +1,173 @@
+#include "finetune/finetune_config.h"
+
+#include "train/section_reader.h"
+#include "util/error.h"
+
+namespace tinylm::finetune {
+
+FinetuneConfig FinetuneConfig::from_json(const nlohmann::json& j, const std::string& task) {
+  require(task == "classify" || task == "instruct",
+          "--task: unknown task '" + task + "' (classify, instruct)");
+  require(j.is_object(), "config must be a JSON object");
+  for (const auto& [key, value] : j.items())
+    require(key == "finetune" || key == "lora" || key == "model",
+            "unknown section '" + key + "' (finetune, lora, model)");
+  FinetuneConfig c;
+  c.task = task;
+  FinetuneSettings& f = c.finetune;
+  const bool classify = task == "classify";
+  f.epochs = classify ? 5 : 2;
+  f.trainable = classify ? "last:1" : "all";
+  f.train_fraction = classify ? 0.7 : 0.85;
+  f.eval_interval = classify ? 50 : 5;  // the course's eval_freq (ch. 6: 50, ch. 7: 5)
+
+  const nlohmann::json empty = nlohmann::json::object();
+  SectionReader(j.value("finetune", empty), "finetune")
+      .number("lr", f.lr)
+      .number("min_lr", f.min_lr)
+      .integer("warmup_steps", f.warmup_steps)
+      .number("weight_decay", f.weight_decay)
+      .boolean("decay_all", f.decay_all)
+      .number("beta1", f.beta1)
+      .number("beta2", f.beta2)
+      .number("eps", f.eps)
+      .number("grad_clip", f.grad_clip)
+      .integer("batch_size", f.batch_size)
+      .integer("epochs", f.epochs)
+      .integer("max_steps", f.max_steps)
+      .integer("eval_interval", f.eval_interval)
+      .integer("eval_batches", f.eval_batches)
+      .integer("log_interval", f.log_interval)
+      .integer("checkpoint_interval", f.checkpoint_interval)
+      .number("dropout", f.dropout)
+      .unsigned_integer("seed", f.seed)
+      .integer("threads", f.threads)
+      .string("trainable", f.trainable)
+      .string("pooling", f.pooling)
+      .integer("max_length", f.max_length)
+      .boolean("balance", f.balance)
+      .boolean("head_bias", f.head_bias)
+      .string("label_column", f.label_column)
+      .string("text_column", f.text_column)
+      .string("format", f.format)
+      .string("header", f.header)
+      .string_list("labels", f.labels)
+      .number("train_fraction", f.train_fraction)
+      .number("val_fraction", f.val_fraction)
+      .number("test_fraction", f.test_fraction)
+      .boolean("mask_prompt", f.mask_prompt)
+      .integer("allowed_max_length", f.allowed_max_length)
+      .integer("max_new_tokens", f.max_new_tokens)
+      .boolean("write_responses", f.write_responses)
+      .done();
+  SectionReader(j.value("lora", empty), "lora")
+      .integer("r", c.lora.r)
+      .number("alpha", c.lora.alpha)
+      .string_list("targets", c.lora.targets)
+      .number("dropout", c.lora.dropout)
+      .done();
+  if (j.contains("model")) {
+    require(j["model"].is_object(), "model must be a JSON object");
+    c.model = j["model"];
+  }
+  c.validate();
+  return c;
+}
+
+void FinetuneConfig::validate() const {
+  const FinetuneSettings& f = finetune;
+  require(f.lr > 0, "finetune.lr must be positive");
+  require(f.weight_decay >= 0, "finetune.weight_decay must be >= 0");
+  require(f.beta1 >= 0 && f.beta1 < 1 && f.beta2 >= 0 && f.beta2 < 1,
+          "finetune.beta1 and finetune.beta2 must be in [0, 1)");
+  require(f.eps > 0, "finetune.eps must be positive");
+  require(f.grad_clip >= 0, "finetune.grad_clip must be >= 0 (0: no clipping)");
+  require(f.batch_size >= 1, "finetune.batch_size must be at least 1");
+  require(f.epochs >= 1, "finetune.epochs must be at least 1");
+  require(f.max_steps == -1 || f.max_steps >= 1, "finetune.max_steps must be at least 1 (or -1)");
+  require(f.warmup_steps >= 0, "finetune.warmup_steps must be >= 0");
+  require(f.eval_interval >= 1, "finetune.eval_interval must be at least 1");
+  require(f.eval_batches >= 1, "finetune.eval_batches must be at least 1");
+  require(f.log_interval >= 1, "finetune.log_interval must be at least 1");
+  require(f.checkpoint_interval >= 1, "finetune.checkpoint_interval must be at least 1");
+  require(f.dropout >= 0 && f.dropout < 1, "finetune.dropout must be in [0, 1)");
+  require(f.threads >= 0, "finetune.threads must be >= 0");
+  require(f.max_length >= 0, "finetune.max_length must be >= 0 (0: the longest training text)");
+  require(f.allowed_max_length >= 0, "finetune.allowed_max_length must be >= 0 (0: no cut)");
+  require(f.max_new_tokens >= 0, "finetune.max_new_tokens must be >= 0");
+  require(f.train_fraction > 0 && f.train_fraction <= 1,
+          "finetune.train_fraction must be in (0, 1]");
+  require(lora.r >= 1, "lora.r must be at least 1");
+  require(lora.alpha > 0, "lora.alpha must be positive");
+  require(lora.dropout >= 0 && lora.dropout < 1, "lora.dropout must be in [0, 1)");
+  require(!lora.targets.empty(), "lora.targets must name at least one module");
+  require(model.empty() || model.is_object(), "model must be a JSON object");
+}
+
+nlohmann::json FinetuneConfig::to_json() const {
+  const FinetuneSettings& f = finetune;
+  return {{"task", task},
+          {"base", base},
+          {"data", data},
+          {"finetune",
+           {{"lr", f.lr},
+            {"min_lr", f.min_lr},
+            {"warmup_steps", f.warmup_steps},
+            {"weight_decay", f.weight_decay},
+            {"decay_all", f.decay_all},
+            {"beta1", f.beta1},
+            {"beta2", f.beta2},
+            {"eps", f.eps},
+            {"grad_clip", f.grad_clip},
+            {"batch_size", f.batch_size},
+            {"epochs", f.epochs},
+            {"max_steps", f.max_steps},
+            {"eval_interval", f.eval_interval},
+            {"eval_batches", f.eval_batches},
+            {"log_interval", f.log_interval},
+            {"checkpoint_interval", f.checkpoint_interval},
+            {"dropout", f.dropout},
+            {"seed", f.seed},
+            {"threads", f.threads},
+            {"trainable", f.trainable},
+            {"pooling", f.pooling},
+            {"max_length", f.max_length},
+            {"balance", f.balance},
+            {"head_bias", f.head_bias},
+            {"label_column", f.label_column},
+            {"text_column", f.text_column},
+            {"format", f.format},
+            {"header", f.header},
+            {"labels", f.labels},
+            {"train_fraction", f.train_fraction},
+            {"val_fraction", f.val_fraction},
+            {"test_fraction", f.test_fraction},
+            {"mask_prompt", f.mask_prompt},
+            {"allowed_max_length", f.allowed_max_length},
+            {"max_new_tokens", f.max_new_tokens},
+            {"write_responses", f.write_responses}}},
+          {"lora",
+           {{"r", lora.r},
+            {"alpha", lora.alpha},
+            {"targets", lora.targets},
+            {"dropout", lora.dropout}}},
+          {"model", model}};
+}
+
+FinetuneConfig FinetuneConfig::from_saved(const nlohmann::json& j, const std::string& what) {
+  require(j.is_object() && j.contains("task") && j["task"].is_string() && j.contains("finetune"),
+          what + ": not the config of a tinylm finetune run (no task / finetune section)");
+  nlohmann::json sections = j;
+  const std::string task = j["task"].get<std::string>();
+  const std::string base = j.value("base", ""), data = j.value("data", "");
+  sections.erase("task");
+  sections.erase("base");
+  sections.erase("data");
+  sections.erase("run");  // what the run learnt (run_folder.h), not a setting
+  FinetuneConfig c = from_json(sections, task);
+  c.base = base;
+  c.data = data;
+  return c;
+}
+
+}  // namespace tinylm::finetune

@@ -1,0 +1,58 @@
+#include "finetune/instruct_run.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "finetune/run_folder.h"
+#include "tokenizer/load.h"
+#include "train/checkpoint.h"
+#include "util/error.h"
+
+namespace tinylm::finetune {
+
+InstructRun load_instruct_run(const std::string& dir, const std::string& verb) {
+  require_finetune_run(dir, "instruct", verb);
+  const std::string path = checkpoint_path(dir);
+  const CheckpointState state = read_checkpoint_state(path);
+  InstructRun run;
+  run.config = FinetuneConfig::from_saved(state.config, path);
+  require(state.config.contains("run") && state.config["run"].contains("model"),
+          path + ": no model config in the checkpoint");
+  run.model =
+      std::make_unique<GPT>(GPTConfig::from_json(state.config["run"]["model"], "run.model."));
+  load_checkpoint(path, *run.model, nullptr);
+  run.tokenizer = tokenizer_from_json(state.tokenizer);
+  run.step = state.step;
+  return run;
+}
+
+InstructionCollateOptions collate_options(const FinetuneSettings& f, const Tokenizer& tokenizer,
+                                          int64_t block_size) {
+  InstructionCollateOptions o;
+  o.pad_id = tokenizer.eot_id();
+  require(o.pad_id >= 0, "instruction fine-tuning needs a tokenizer with <|endoftext|> (" +
+                             tokenizer.kind() + " has none)");
+  o.mask_prompt = f.mask_prompt;
+  o.allowed_max_length =
+      f.allowed_max_length > 0 ? std::min(f.allowed_max_length, block_size) : block_size;
+  return o;
+}
+
+double instruction_loss(GPT& model, const InstructionSet& set,
+                        const InstructionCollateOptions& collate, int64_t batch_size,
+                        int64_t max_batches) {
+  const int64_t n = set.size();
+  if (n == 0) return 0;
+  const int64_t batches = (n + batch_size - 1) / batch_size;
+  const int64_t used = max_batches > 0 ? std::min(batches, max_batches) : batches;
+  double total = 0;
+  for (int64_t b = 0; b < used; ++b) {
+    std::vector<int64_t> idx(std::min(batch_size, n - b * batch_size));
+    std::iota(idx.begin(), idx.end(), b * batch_size);
+    const Batch batch = collate_instructions(set.encoded, idx, collate);
+    total += model.forward_loss(batch.inputs.data(), batch.targets.data(), batch.B, batch.T);
+  }
+  return total / static_cast<double>(used);
+}
+
+}  // namespace tinylm::finetune

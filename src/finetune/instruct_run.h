@@ -1,0 +1,39 @@
+// A finished (or checkpointed) instruction fine-tuning run, read back for
+// `tinylm respond` and `tinylm eval`, and the loss over an instruction split.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "data/instruction_collate.h"
+#include "data/instruction_data.h"
+#include "finetune/finetune_config.h"
+#include "model/gpt.h"
+#include "tokenizer/tokenizer.h"
+
+namespace tinylm::finetune {
+
+struct InstructRun {
+  FinetuneConfig config;
+  std::unique_ptr<GPT> model;
+  std::unique_ptr<Tokenizer> tokenizer;
+  int64_t step = 0;
+};
+
+// RUN/last.safetensors with the config and tokenizer in it. InputError if RUN is not a
+// finetune run of task instruct (a classify run names `tinylm classify`).
+InstructRun load_instruct_run(const std::string& dir, const std::string& verb);
+
+// The collate settings of a run: pad = <|endoftext|>, mask_prompt, cut at
+// min(allowed_max_length, block_size) (0 = block_size).
+InstructionCollateOptions collate_options(const FinetuneSettings& f, const Tokenizer& tokenizer,
+                                          int64_t block_size);
+
+// The course's calc_loss_loader: the mean over batches (in order, batch_size entries
+// each, the last one smaller) of each batch's mean token loss; at most max_batches
+// batches (<= 0: all). 0 for an empty set.
+double instruction_loss(GPT& model, const InstructionSet& set,
+                        const InstructionCollateOptions& collate, int64_t batch_size,
+                        int64_t max_batches);
+
+}  // namespace tinylm::finetune

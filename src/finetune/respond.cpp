@@ -1,0 +1,36 @@
+#include "finetune/respond.h"
+
+#include "generate/generate.h"
+#include "util/error.h"
+#include "util/rng.h"
+
+namespace tinylm::finetune {
+
+namespace {
+
+std::string trimmed(const std::string& s) {
+  const char* space = " \t\r\n";
+  const size_t first = s.find_first_not_of(space);
+  if (first == std::string::npos) return "";
+  return s.substr(first, s.find_last_not_of(space) - first + 1);
+}
+
+}  // namespace
+
+std::string respond(GPT& model, const Tokenizer& tokenizer, const InstructionEntry& entry,
+                    int64_t max_new_tokens) {
+  const int32_t eot = tokenizer.eot_id();
+  require(eot >= 0, "the tokenizer has no <|endoftext|> to stop at");
+  const std::vector<int32_t> prompt =
+      tokenizer.encode(alpaca_prompt(entry) + kAlpacaResponseHeader);
+  GenerateOptions options;
+  options.max_new_tokens = max_new_tokens;
+  options.sampling.greedy = true;
+  options.stop_id = eot;
+  Rng rng(0);  // greedy: never drawn from
+  std::vector<int32_t> ids = generate(model, prompt, options, rng);
+  if (!ids.empty() && ids.back() == eot) ids.pop_back();
+  return trimmed(tokenizer.decode(ids));
+}
+
+}  // namespace tinylm::finetune

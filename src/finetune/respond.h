@@ -1,0 +1,20 @@
+// The response of an instruction-tuned model to one entry: greedy decoding (KV cache) of
+// alpaca_prompt(entry) + "\n\n### Response:\n", up to max_new_tokens, stopping at
+// <|endoftext|> (not included), decoded and trimmed of surrounding whitespace.
+// Feeding the response header (rather than letting the model write it, as the course's
+// generate-then-strip does) keeps a weak model's answer from depending on whether it
+// reproduces the header.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "data/instruction_data.h"
+#include "model/gpt.h"
+#include "tokenizer/tokenizer.h"
+
+namespace tinylm::finetune {
+
+std::string respond(GPT& model, const Tokenizer& tokenizer, const InstructionEntry& entry,
+                    int64_t max_new_tokens);
+
+}  // namespace tinylm::finetune

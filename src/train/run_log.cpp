@@ -1,0 +1,37 @@
+#include "train/run_log.h"
+
+#include <sstream>
+
+#include "util/error.h"
+#include "util/files.h"
+
+namespace tinylm {
+
+namespace {
+
+// On resume: keeps the lines of steps up to resume_step. Returns path.
+const std::string& keep_lines_up_to(const std::string& path, int64_t resume_step) {
+  if (resume_step >= 0 && file_exists(path)) {
+    std::istringstream in(read_file(path));
+    std::string kept, line;
+    while (std::getline(in, line)) {
+      try {
+        if (nlohmann::json::parse(line).value("step", int64_t{0}) <= resume_step)
+          kept += line + "\n";
+      } catch (const nlohmann::json::exception&) {
+        // a torn last line from a killed run: drop it
+      }
+    }
+    write_file_atomic(path, kept);
+  }
+  return path;
+}
+
+}  // namespace
+
+RunLog::RunLog(const std::string& path, int64_t resume_step)
+    : out_(keep_lines_up_to(path, resume_step), resume_step < 0) {}
+
+void RunLog::write(const nlohmann::json& j) { out_.append(j.dump() + "\n"); }
+
+}  // namespace tinylm

@@ -1,0 +1,230 @@
+// finetune_instruct on a tiny GPT (preset shape, random init) and tiny instruction data
+// written here: the run folder's files, the loss going down, exact resume, and the
+// checks on --out, --resume and the data.
+#include "finetune/instruct_trainer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/input_error.h"
+#include "finetune/finetune_config.h"
+#include "finetune/finetune_test_util.h"
+#include "finetune/instruct_run.h"
+#include "finetune/respond.h"
+#include "io/safetensors.h"
+#include "util/files.h"
+
+namespace tinylm::finetune {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::input_error;
+
+FinetuneConfig tiny_config(const std::string& data) {
+  FinetuneConfig c = FinetuneConfig::from_json(testing::tiny_instruct_settings(), "instruct");
+  c.base = "gpt2-124m";
+  c.data = data;
+  return c;
+}
+
+std::vector<nlohmann::json> log_lines(const std::string& dir) {
+  std::istringstream in(read_file(dir + "/log.jsonl"));
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+TEST(FinetuneConfig, CourseDefaultsPerTask) {
+  const FinetuneConfig i = FinetuneConfig::from_json(nlohmann::json::object(), "instruct");
+  EXPECT_EQ(i.finetune.epochs, 2);
+  EXPECT_DOUBLE_EQ(i.finetune.lr, 5e-5);
+  EXPECT_DOUBLE_EQ(i.finetune.weight_decay, 0.1);
+  EXPECT_EQ(i.finetune.batch_size, 8);
+  EXPECT_FALSE(i.finetune.mask_prompt);
+  EXPECT_EQ(i.finetune.allowed_max_length, 1024);
+  EXPECT_EQ(i.finetune.trainable, "all");
+  const FinetuneConfig c = FinetuneConfig::from_json(nlohmann::json::object(), "classify");
+  EXPECT_EQ(c.finetune.epochs, 5);
+  EXPECT_EQ(c.finetune.trainable, "last:1");
+  EXPECT_EQ(c.finetune.pooling, "last");
+  EXPECT_DOUBLE_EQ(c.finetune.train_fraction, 0.7);
+  EXPECT_TRUE(c.finetune.balance);
+}
+
+TEST(FinetuneConfig, RejectsUnknownFieldsAndReadsLists) {
+  EXPECT_NE(input_error([] {
+              FinetuneConfig::from_json({{"finetune", {{"lrr", 1}}}}, "instruct");
+            }).find("finetune.lrr"),
+            std::string::npos);
+  EXPECT_NE(input_error([] {
+              FinetuneConfig::from_json({{"train", {}}}, "instruct");
+            }).find("train"),
+            std::string::npos);
+  EXPECT_NE(input_error([] { FinetuneConfig::from_json({}, "summarize"); }).find("summarize"),
+            std::string::npos);
+  EXPECT_NE(input_error([] {
+              FinetuneConfig::from_json({{"lora", {{"r", 0}}}}, "classify");
+            }).find("lora.r"),
+            std::string::npos);
+  const FinetuneConfig c =
+      FinetuneConfig::from_json({{"lora", {{"targets", "c_attn,c_fc"}}}}, "classify");
+  EXPECT_EQ(c.lora.targets, (std::vector<std::string>{"c_attn", "c_fc"}));
+  // to_json -> from_saved gives the same settings
+  FinetuneConfig d = tiny_config("x.json");
+  EXPECT_EQ(FinetuneConfig::from_saved(d.to_json(), "t").to_json(), d.to_json());
+}
+
+TEST(FinetuneInstruct, WritesTheRunFolderAndLearns) {
+  const std::string dir = testing::temp_path("instruct-run");
+  const std::string data = testing::write_instruction_file(dir + "-data.json", 24);
+  ASSERT_EQ(finetune_instruct(tiny_config(data), {dir, false, true, -1}), 0);
+  for (const char* f : {"config.json", "tokenizer.json", "log.jsonl", "last.safetensors",
+                        "report.html", "results.json", "test-responses.json"})
+    EXPECT_TRUE(file_exists(dir + "/" + f)) << f;
+  // 24 entries: 20 train / 2 test / 2 val; batch 2 -> 10 steps per epoch, 2 epochs.
+  const auto lines = log_lines(dir);
+  double first_eval = -1, last_eval = -1;
+  int64_t last_step = 0;
+  for (const auto& l : lines) {
+    last_step = std::max(last_step, l["step"].get<int64_t>());
+    if (l.contains("train_loss")) {
+      if (first_eval < 0) first_eval = l["train_loss"];
+      last_eval = l["train_loss"];
+    }
+  }
+  EXPECT_EQ(last_step, 20);
+  EXPECT_LT(last_eval, first_eval);
+  const nlohmann::json responses = nlohmann::json::parse(read_file(dir + "/test-responses.json"));
+  ASSERT_EQ(responses.size(), 2u);
+  const nlohmann::json entries = nlohmann::json::parse(read_file(data));
+  EXPECT_EQ(responses[0]["instruction"], entries[20]["instruction"]);  // test = entries 20, 21
+  EXPECT_TRUE(responses[0]["model_response"].is_string());
+  // The saved run reads back and responds as the saved responses say.
+  InstructRun run = load_instruct_run(dir, "test");
+  EXPECT_EQ(run.step, 20);
+  InstructionEntry e;
+  e.instruction = entries[20]["instruction"];
+  e.input = entries[20].value("input", "");
+  EXPECT_EQ(respond(*run.model, *run.tokenizer, e, 6), responses[0]["model_response"]);
+  const nlohmann::json results = nlohmann::json::parse(read_file(dir + "/results.json"));
+  EXPECT_GT(results["test_loss"].get<double>(), 0);
+  fs::remove_all(dir);
+  fs::remove(data);
+}
+
+TEST(FinetuneInstruct, ResumeIsExact) {
+  const std::string whole = testing::temp_path("instruct-whole"),
+                    split = testing::temp_path("instruct-split");
+  const std::string data = testing::write_instruction_file(whole + "-data.json", 14);
+  FinetuneConfig c = tiny_config(data);
+  c.finetune.dropout = 0.1;  // the dropout generator must be restored too
+  c.finetune.write_responses = false;
+  ASSERT_EQ(finetune_instruct(c, {whole, false, true, -1}), 0);
+  ASSERT_EQ(finetune_instruct(c, {split, false, true, 7}), 0);  // stops mid-epoch 2 (6 per epoch)
+  EXPECT_FALSE(file_exists(split + "/results.json"));
+  ASSERT_EQ(finetune_instruct(c, {split, true, true, -1}), 0);
+  const SafeTensors a = load_safetensors(whole + "/last.safetensors");
+  const SafeTensors b = load_safetensors(split + "/last.safetensors");
+  for (const auto& name : a.names) {
+    const Tensor ta = a.get(name).to_float(), tb = b.get(name).to_float();
+    ASSERT_EQ(ta.numel(), tb.numel()) << name;
+    for (int64_t i = 0; i < ta.numel(); ++i) ASSERT_EQ(ta.data()[i], tb.data()[i]) << name;
+  }
+  const auto la = log_lines(whole), lb = log_lines(split);
+  ASSERT_EQ(la.size(), lb.size());
+  for (size_t i = 0; i < la.size(); ++i) {
+    EXPECT_EQ(la[i].value("loss", -1.0), lb[i].value("loss", -1.0)) << i;
+    EXPECT_EQ(la[i].value("val_loss", -1.0), lb[i].value("val_loss", -1.0)) << i;
+  }
+  for (const auto& d : {whole, split}) fs::remove_all(d);
+  fs::remove(data);
+}
+
+TEST(FinetuneInstruct, RefusesBadOutFoldersAndDataWithoutWriting) {
+  const std::string dir = testing::temp_path("instruct-bad");
+  const std::string data = testing::write_instruction_file(dir + "-data.json", 14);
+  FinetuneConfig c = tiny_config(data);
+  c.finetune.max_steps = 1;
+  c.finetune.write_responses = false;
+  // --resume with nothing to resume
+  EXPECT_NE(input_error([&] {
+              finetune_instruct(c, {dir, true, true, -1});
+            }).find("--resume"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(dir));
+  // a folder that is not a finetune run is left alone
+  fs::create_directories(dir);
+  write_file_atomic(dir + "/notes.txt", "mine");
+  EXPECT_NE(input_error([&] {
+              finetune_instruct(c, {dir, false, true, -1});
+            }).find("not a tinylm finetune run"),
+            std::string::npos);
+  EXPECT_EQ(read_file(dir + "/notes.txt"), "mine");
+  fs::remove_all(dir);
+  // a finished run is not overwritten; a classify run is not resumed as instruct
+  ASSERT_EQ(finetune_instruct(c, {dir, false, true, -1}), 0);
+  const std::string before = read_file(dir + "/last.safetensors");
+  EXPECT_NE(input_error([&] {
+              finetune_instruct(c, {dir, false, true, -1});
+            }).find("already holds a checkpoint"),
+            std::string::npos);
+  EXPECT_EQ(read_file(dir + "/last.safetensors"), before);
+  FinetuneConfig other = c;
+  other.finetune.lr = 1e-4;
+  EXPECT_NE(input_error([&] {
+              finetune_instruct(other, {dir, true, true, -1});
+            }).find("finetune.lr"),
+            std::string::npos);
+  nlohmann::json saved = nlohmann::json::parse(read_file(dir + "/config.json"));
+  saved["task"] = "classify";
+  write_file_atomic(dir + "/config.json", saved.dump());
+  EXPECT_NE(input_error([&] {
+              finetune_instruct(c, {dir, true, true, -1});
+            }).find("'classify'"),
+            std::string::npos);
+  fs::remove_all(dir);
+  // an entry without output: nothing written
+  write_file_atomic(data, R"([{"instruction": "a", "output": "b"}, {"instruction": "c"}])");
+  EXPECT_NE(input_error([&] {
+              finetune_instruct(c, {dir, false, true, -1});
+            }).find("output"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(dir));
+  fs::remove(data);
+}
+
+TEST(FinetuneInstruct, RefusesABaseWhoseShapesDoNotMatch) {
+  const std::string dir = testing::temp_path("instruct-base");
+  const std::string data = testing::write_instruction_file(dir + "-data.json", 14);
+  // gpt2-micro has 512 token embeddings: the GPT-2 tokenizer's ids do not fit.
+  FinetuneConfig c = FinetuneConfig::from_json(
+      {{"finetune", {{"batch_size", 2}, {"max_steps", 1}, {"threads", 1}}}}, "instruct");
+  c.base = std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-micro";
+  c.data = data;
+  EXPECT_NE(input_error([&] {
+              finetune_instruct(c, {dir, false, true, -1});
+            }).find("512 token embeddings"),
+            std::string::npos);
+  // an HF folder whose tensors do not match its config.json
+  const std::string hf = dir + "-hf";
+  fs::create_directories(hf);
+  const std::string tiny = std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-tiny";
+  fs::create_symlink(tiny + "/model.safetensors", hf + "/model.safetensors");
+  nlohmann::json cfg = nlohmann::json::parse(read_file(tiny + "/config.json"));
+  cfg["n_embd"] = 64;
+  write_file_atomic(hf + "/config.json", cfg.dump());
+  c.base = hf;
+  EXPECT_NE(input_error([&] {
+              finetune_instruct(c, {dir, false, true, -1});
+            }).find("shape"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(dir));
+  fs::remove_all(hf);
+  fs::remove(data);
+}
+
+}  // namespace
+}  // namespace tinylm::finetune

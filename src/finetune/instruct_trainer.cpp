@@ -17,6 +17,7 @@
 #include "tensor/threads.h"
 #include "tokenizer/load.h"
 #include "train/checkpoint.h"
+#include "train/run_folder.h"
 #include "train/run_log.h"
 #include "train/run_report.h"
 #include "util/error.h"
@@ -89,8 +90,9 @@ int finetune_instruct(const FinetuneConfig& config_in, const FinetuneOptions& op
     state.dropout_rng.set_state(s.dropout_rng);
   }
 
-  // From here on, files are written (all checks on the input are done).
-  std::filesystem::create_directories(dir);
+  // From here on, files are written (all checks on the input are done), by this run only:
+  // the lock creates the folder and its marker, and refuses a second run (exit 2).
+  const RunFolderLock lock(dir);
   write_file_atomic(dir + "/config.json", saved.dump(2) + "\n");
   write_file_atomic(dir + "/tokenizer.json", tok.to_json().dump() + "\n");
   RunLog log(dir + "/log.jsonl", options.resume ? state.step : -1);

@@ -2,12 +2,25 @@
 
 #include <filesystem>
 
+#include "train/run_folder.h"
 #include "util/error.h"
 #include "util/files.h"
 
 namespace tinylm::finetune {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// An empty folder, or one holding only the run marker (a run that stopped before it wrote
+// anything else).
+bool empty_or_marker_only(const std::string& dir) {
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().filename() != kRunMarker) return false;
+  return true;
+}
+
+}  // namespace
 
 std::string finetune_task_of(const std::string& dir) {
   const std::string path = dir + "/config.json";
@@ -24,7 +37,7 @@ std::string finetune_task_of(const std::string& dir) {
 void check_out_dir(const std::string& dir, const std::string& task, bool resume) {
   require(!dir.empty(), "no run folder (--out)");
   const std::string last = checkpoint_path(dir);
-  if (!fs::exists(dir) || (fs::is_directory(dir) && fs::is_empty(dir))) {
+  if (!fs::exists(dir) || (fs::is_directory(dir) && empty_or_marker_only(dir))) {
     require(!resume, "--resume: no checkpoint " + last + " (" + dir + " is empty or missing)");
     return;
   }

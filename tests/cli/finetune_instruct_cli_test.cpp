@@ -2,6 +2,10 @@
 // the bad inputs exit 2 and leave what was saved alone.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "cli/cli_test_util.h"
@@ -49,6 +53,27 @@ TEST(FinetuneInstructCli, TrainsRespondsAndEvaluates) {
   EXPECT_EQ(again.code, 2) << again.output;
   EXPECT_NE(again.output.find("--resume"), std::string::npos) << again.output;
   EXPECT_EQ(read_file(run + "/last.safetensors"), before);
+  fs::remove_all(tmp);
+}
+
+// A run folder locked by another tinylm run (here: this test holds the lock on its
+// marker) is refused with exit 2, and nothing is written into it.
+TEST(FinetuneInstructCli, ALockedRunFolderIsRefused) {
+  const std::string tmp = fresh_dir("ft-instruct-lock");
+  const std::string data = write_instruction_file(tmp + "/data.json", 14);
+  const std::string run = tmp + "/run";
+  fs::create_directories(run);
+  const int fd = ::open((run + "/.tinylm-run").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+  const RunResult r =
+      run_tinylm("finetune --task instruct --base gpt2-124m --data " + data + " --out " + run +
+                 " --config " + tiny_config_file(tmp) + " --set finetune.epochs=1");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("in use by another tinylm run"), std::string::npos) << r.output;
+  EXPECT_FALSE(file_exists(run + "/config.json"));
+  EXPECT_FALSE(file_exists(run + "/log.jsonl"));
+  ::close(fd);
   fs::remove_all(tmp);
 }
 

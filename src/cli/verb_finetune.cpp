@@ -15,7 +15,7 @@ int run_finetune(int argc, char** argv) {
       "--task classify (a classification head). Writes a run folder: config.json, "
       "log.jsonl, last.safetensors, report.html, and test-responses.json (instruct). "
       "Settings: the course's defaults, a config's \"finetune\" / \"lora\" / \"model\" "
-      "sections, --set (see docs/finetune.md). Ctrl-C saves a checkpoint; --resume "
+      "sections, --set (see docs/finetune-training.md). Ctrl-C saves a checkpoint; --resume "
       "continues exactly.",
       "tinylm finetune"};
   std::string task, config_path;

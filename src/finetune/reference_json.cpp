@@ -3,6 +3,7 @@
 
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm {
 
@@ -49,13 +50,8 @@ std::string ReferenceJson::task() const {
 ReferenceJson read_reference_json(const std::string& dir) {
   ReferenceJson ref;
   ref.path = dir + "/reference.json";
-  const std::string text = read_file(ref.path);
-  try {
-    ref.json = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(ref.path + ": not valid JSON (" + e.what() + ")");
-  }
-  require(ref.json.is_object(), ref.path + ": expected a JSON object");
+  ref.json = read_json_file(ref.path);  // duplicate keys refused
+  require(ref.json.is_object(), ref.path + " must be a JSON object");
   return ref;
 }
 

@@ -6,6 +6,7 @@
 
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm::finetune {
 
@@ -58,13 +59,8 @@ JsonFields JsonFields::object(const std::string& key) const {
 nlohmann::json read_reference_json(const std::string& dir) {
   const std::string path = dir + "/reference.json";
   require(file_exists(path), path + ": not found");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path + ": " + e.what());
-  }
-  require(j.is_object(), path + ": must be a JSON object");
+  const nlohmann::json j = read_json_file(path);  // duplicate keys refused
+  require(j.is_object(), path + " must be a JSON object");
   return j;
 }
 

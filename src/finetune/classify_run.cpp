@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "finetune/lm_trainable.h"
 #include "finetune/run_folder.h"
 #include "tokenizer/load.h"
 #include "train/checkpoint.h"
@@ -28,12 +29,7 @@ std::unique_ptr<SequenceClassifier> build_classifier(const FinetuneConfig& confi
   model->init_head(rng);
   const TrainableSet set = TrainableSet::parse(config.finetune.trainable);
   if (set.kind == TrainableKind::Lora) {
-    LoraConfig lora;
-    lora.r = config.lora.r;
-    lora.alpha = static_cast<float>(config.lora.alpha);
-    lora.targets = config.lora.targets;
-    lora.dropout = static_cast<float>(config.lora.dropout);
-    model->attach_lora(lora, rng);
+    model->attach_lora(lora_config(config.lora), rng);
   }
   model->set_trainable(set);
   return model;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "finetune/lm_trainable.h"
 #include "finetune/run_folder.h"
 #include "tokenizer/load.h"
 #include "train/checkpoint.h"
@@ -20,7 +21,9 @@ InstructRun load_instruct_run(const std::string& dir, const std::string& verb) {
           path + ": no model config in the checkpoint");
   run.model =
       std::make_unique<GPT>(GPTConfig::from_json(state.config["run"]["model"], "run.model."));
-  load_checkpoint(path, *run.model, nullptr);
+  Rng rng(run.config.finetune.seed + 3);  // A's start values, replaced by the checkpoint's
+  run.lora = set_lm_trainable(*run.model, run.config, rng);
+  load_checkpoint(path, lm_parameters(*run.model, run.lora.get()), nullptr);
   run.tokenizer = tokenizer_from_json(state.tokenizer);
   run.step = state.step;
   return run;

@@ -8,6 +8,7 @@
 #include "data/instruction_collate.h"
 #include "data/instruction_data.h"
 #include "finetune/finetune_config.h"
+#include "finetune/lora.h"
 #include "model/gpt.h"
 #include "tokenizer/tokenizer.h"
 
@@ -16,6 +17,7 @@ namespace tinylm::finetune {
 struct InstructRun {
   FinetuneConfig config;
   std::unique_ptr<GPT> model;
+  std::unique_ptr<LoraSet> lora;  // the adapters of a lora run, attached to model
   std::unique_ptr<Tokenizer> tokenizer;
   int64_t step = 0;
 };

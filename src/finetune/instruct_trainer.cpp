@@ -10,9 +10,12 @@
 #include "data/instruction_data.h"
 #include "finetune/base_model.h"
 #include "finetune/instruct_run.h"
+#include "finetune/lm_trainable.h"
 #include "finetune/loop.h"
+#include "finetune/peft.h"
 #include "finetune/respond.h"
 #include "finetune/run_folder.h"
+#include "finetune/trainable.h"
 #include "report/text_table.h"
 #include "tensor/threads.h"
 #include "tokenizer/load.h"
@@ -55,8 +58,7 @@ int finetune_instruct(const FinetuneConfig& config_in, const FinetuneOptions& op
   FinetuneConfig c = config_in;
   c.validate();
   const FinetuneSettings& f = c.finetune;
-  require(f.trainable == "all",
-          "finetune.trainable: '" + f.trainable + "' is not available for --task instruct (all)");
+  const TrainableSet trainable = TrainableSet::parse(f.trainable);  // InputError if malformed
   const std::string dir = options.out_dir;
   check_out_dir(dir, "instruct", options.resume);
   const std::string last = checkpoint_path(dir);
@@ -76,8 +78,12 @@ int finetune_instruct(const FinetuneConfig& config_in, const FinetuneOptions& op
       load_instruction_data(c.data, tok, {f.train_fraction, f.test_fraction});
   const int64_t total = total_steps(f, data.train.size());
 
-  set_decay(model.parameters(), f.decay_all);
-  AdamW opt(model.parameters(), AdamWConfig{static_cast<float>(f.lr), static_cast<float>(f.beta1),
+  Rng lora_rng(f.seed + 3);
+  const std::unique_ptr<LoraSet> lora = set_lm_trainable(model, c, lora_rng);  // before `base` goes
+  const ParameterList params = lm_parameters(model, lora.get());
+  const ParameterCounts counts = count_parameters(params);
+  set_decay(params, f.decay_all);
+  AdamW opt(params, AdamWConfig{static_cast<float>(f.lr), static_cast<float>(f.beta1),
                                             static_cast<float>(f.beta2), static_cast<float>(f.eps),
                                             static_cast<float>(f.weight_decay)});
   LoopState state;
@@ -85,7 +91,7 @@ int finetune_instruct(const FinetuneConfig& config_in, const FinetuneOptions& op
   const nlohmann::json run_info = {{"model", model.config().to_json()}, {"base_kind", base.kind}};
   const nlohmann::json saved = saved_config(c, run_info);
   if (options.resume) {
-    const CheckpointState s = load_checkpoint(last, model, &opt);
+    const CheckpointState s = load_checkpoint(last, params, &opt);
     state.step = s.step;
     state.dropout_rng.set_state(s.dropout_rng);
   }
@@ -98,10 +104,12 @@ int finetune_instruct(const FinetuneConfig& config_in, const FinetuneOptions& op
   RunLog log(dir + "/log.jsonl", options.resume ? state.step : -1);
   if (!options.quiet) {
     std::printf(
-        "tinylm finetune --task instruct: %s parameters (base: %s), %lld / %lld / %lld "
-        "entries train / val / test, longest %lld tokens, cut at %lld, %lld steps "
-        "(%lld epochs of %lld)%s\n",
-        report::with_commas(model.num_parameters()).c_str(), base.kind.c_str(),
+        "tinylm finetune --task instruct: %s parameters, %s trainable (%s), %s frozen (base: "
+        "%s); %lld / %lld / %lld entries train / val / test, longest %lld tokens, cut at %lld, "
+        "%lld steps (%lld epochs of %lld)%s\n",
+        report::with_commas(counts.trainable + counts.frozen).c_str(),
+        report::with_commas(counts.trainable).c_str(), trainable.to_string().c_str(),
+        report::with_commas(counts.frozen).c_str(), base.kind.c_str(),
         static_cast<long long>(data.train.size()), static_cast<long long>(data.val.size()),
         static_cast<long long>(data.test.size()), static_cast<long long>(data.longest),
         static_cast<long long>(collate.allowed_max_length), static_cast<long long>(total),
@@ -125,12 +133,17 @@ int finetune_instruct(const FinetuneConfig& config_in, const FinetuneOptions& op
 
   LoopTask task;
   task.train_size = data.train.size();
-  task.params = model.parameters();
-  task.zero_grad = [&] { model.zero_grad(); };
+  task.params = params;
+  task.zero_grad = [&] {
+    for (const auto& p : params)
+      if (p.param->trainable()) p.param->grad.zero();
+  };
   task.train_batch = [&](const std::vector<int64_t>& idx, const nn::Context& ctx, int64_t* tokens) {
     const Batch b = collate_instructions(data.train.encoded, idx, collate);
+    if (lora) lora->set_training(ctx.training);  // adapter dropout in training batches only
     const double loss = model.forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T, ctx);
     model.backward();
+    if (lora) lora->set_training(false);
     *tokens = b.B * b.T;
     return loss;
   };
@@ -159,7 +172,7 @@ int finetune_instruct(const FinetuneConfig& config_in, const FinetuneOptions& op
     s.config = saved;
     s.tokenizer = tok.to_json();
     s.dropout_rng = state.dropout_rng.state();
-    save_checkpoint(last, model, &opt, s);
+    save_checkpoint(last, params, &opt, s);
   };
 
   const int code = run_loop(f, task, opt, state, log, {options.quiet, options.stop_after});
@@ -171,6 +184,9 @@ int finetune_instruct(const FinetuneConfig& config_in, const FinetuneOptions& op
   const double test_loss = instruction_loss(model, data.test, collate, f.batch_size, 0);
   const nlohmann::json results = {{"task", "instruct"},
                                   {"step", state.step},
+                                  {"trainable", trainable.to_string()},
+                                  {"trainable_parameters", counts.trainable},
+                                  {"frozen_parameters", counts.frozen},
                                   {"train_loss", train_loss},
                                   {"val_loss", val_loss},
                                   {"test_loss", test_loss}};
@@ -197,6 +213,10 @@ int finetune_instruct(const FinetuneConfig& config_in, const FinetuneOptions& op
     if (!options.quiet)
       std::printf("wrote %s/test-responses.json (%lld entries with model_response)\n", dir.c_str(),
                   static_cast<long long>(data.test.size()));
+  }
+  if (lora) {  // the adapters alone, in PEFT's layout (`tinylm lora merge` folds them in)
+    save_peft_adapter(*lora, dir + "/adapter", {"CAUSAL_LM", c.base, nullptr});
+    if (!options.quiet) std::printf("wrote %s/adapter (PEFT LoRA adapter)\n", dir.c_str());
   }
   write_report(state.step, {{"final train loss (all entries)", fixed4(train_loss)},
                             {"final val loss (all entries)", fixed4(val_loss)},

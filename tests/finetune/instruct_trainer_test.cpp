@@ -11,8 +11,11 @@
 
 #include "common/input_error.h"
 #include "finetune/finetune_config.h"
+#include "finetune/base_model.h"
 #include "finetune/finetune_test_util.h"
 #include "finetune/instruct_run.h"
+#include "finetune/lm_trainable.h"
+#include "finetune/lora.h"
 #include "finetune/respond.h"
 #include "io/safetensors.h"
 #include "util/files.h"
@@ -140,6 +143,80 @@ TEST(FinetuneInstruct, ResumeIsExact) {
     EXPECT_EQ(la[i].value("val_loss", -1.0), lb[i].value("val_loss", -1.0)) << i;
   }
   for (const auto& d : {whole, split}) fs::remove_all(d);
+  fs::remove(data);
+}
+
+// True if the checkpoint's weight `name` equals `value` bit for bit.
+bool unchanged(const SafeTensors& file, const std::string& name, const Tensor& value) {
+  const Tensor saved = file.get("model." + name).to_float();
+  if (saved.numel() != value.numel()) return false;
+  for (int64_t i = 0; i < saved.numel(); ++i)
+    if (saved.data()[i] != value.data()[i]) return false;
+  return true;
+}
+
+TEST(FinetuneInstruct, TrainsOnlyWhatTrainableNames) {
+  const std::string dir = testing::temp_path("instruct-trainable");
+  const std::string data = testing::write_instruction_file(dir + "-data.json", 14);
+  FinetuneConfig c = tiny_config(data);
+  c.model["n_layer"] = 2;
+  c.finetune.write_responses = false;
+  // The weights every run starts from (the preset, seeded as the trainer seeds it).
+  const BaseModel base = load_base_model(c.base, c.model, c.finetune.dropout, c.finetune.seed);
+  const ParameterList start = base.model->parameters();
+
+  c.finetune.trainable = "last:1";  // block 1 and ln_f train; the tied embedding does not
+  ASSERT_EQ(finetune_instruct(c, {dir, false, true, -1}), 0);
+  {
+    const SafeTensors saved = load_safetensors(dir + "/last.safetensors");
+    for (const auto& p : start) {
+      const bool trains = p.name.rfind("h.1.", 0) == 0 || p.name.rfind("ln_f.", 0) == 0;
+      EXPECT_EQ(unchanged(saved, p.name, p.param->value), !trains) << p.name;
+    }
+    const nlohmann::json results = nlohmann::json::parse(read_file(dir + "/results.json"));
+    EXPECT_EQ(results["trainable"], "last:1");
+  }
+  fs::remove_all(dir);
+
+  c.finetune.trainable = "lora";  // only the adapters train; they are saved for PEFT
+  c.lora.r = 2;
+  c.lora.targets = {"c_attn", "c_fc"};
+  c.finetune.write_responses = true;
+  ASSERT_EQ(finetune_instruct(c, {dir, false, true, -1}), 0);
+  {
+    const SafeTensors saved = load_safetensors(dir + "/last.safetensors");
+    for (const auto& p : start) EXPECT_TRUE(unchanged(saved, p.name, p.param->value)) << p.name;
+    const Tensor b = saved.get("model.transformer.h.1.mlp.c_fc.lora_B.weight").to_float();
+    double norm = 0;
+    for (int64_t i = 0; i < b.numel(); ++i) norm += std::abs(b.data()[i]);
+    EXPECT_GT(norm, 0);  // B starts at zeros and learned something
+    const nlohmann::json results = nlohmann::json::parse(read_file(dir + "/results.json"));
+    EXPECT_EQ(results["trainable_parameters"].get<int64_t>(),
+              lora_parameter_count(base.model->config(), 0, lora_config(c.lora)));
+    const nlohmann::json adapter =
+        nlohmann::json::parse(read_file(dir + "/adapter/adapter_config.json"));
+    EXPECT_EQ(adapter["task_type"], "CAUSAL_LM");
+    EXPECT_EQ(adapter["r"], 2);
+  }
+  // The saved run reads back with its adapters and answers as during training.
+  InstructRun run = load_instruct_run(dir, "test");
+  ASSERT_NE(run.lora, nullptr);
+  const nlohmann::json responses = nlohmann::json::parse(read_file(dir + "/test-responses.json"));
+  InstructionEntry e;
+  e.instruction = responses[0]["instruction"];
+  e.input = responses[0].value("input", "");
+  EXPECT_EQ(respond(*run.model, *run.tokenizer, e, 6), responses[0]["model_response"]);
+  fs::remove_all(dir);
+
+  // What a tied LM head cannot take: training it alone, or an adapter on it.
+  c.finetune.trainable = "head";
+  EXPECT_NE(input_error([&] { finetune_instruct(c, {dir, false, true, -1}); }).find("tied"),
+            std::string::npos);
+  c.finetune.trainable = "lora";
+  c.lora.targets = {"head"};
+  EXPECT_NE(input_error([&] { finetune_instruct(c, {dir, false, true, -1}); }).find("head"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(dir));
   fs::remove(data);
 }
 

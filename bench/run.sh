@@ -4,33 +4,41 @@
 #      tinylm (2 threads) and PyTorch (Debian's python3-torch) at 1 and at 2 threads, the
 #      faster of the two compared; tinylm also prints the machine's sgemm peak and triad
 #      bandwidth and the fraction of them it reaches (bench/ceilings.h);
-#   2. GPT-2 124M generation (batch 1, greedy, KV cache), tinylm and PyTorch (1 and 2
+#   2. one fine-tuning step of the course's chapter 6 classifier (GPT-2 124M shape,
+#      trainable last:1 and all), tinylm beside PyTorch (1 and 2 threads);
+#   3. GPT-2 124M generation (batch 1, greedy, KV cache), tinylm and PyTorch (1 and 2
 #      threads), with the memory-bandwidth bound;
-#   3. GPT-2 BPE encoding speed, tinylm and npm tiktoken (bench/bpe.sh).
+#   4. GPT-2 BPE encoding speed, tinylm and npm tiktoken (bench/bpe.sh).
 # Usage: bench/run.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$BUILD" --target train_step generate_speed -j "$(nproc)" >/dev/null
+cmake --build "$BUILD" --target train_step finetune_step generate_speed -j "$(nproc)" >/dev/null
 PY=/usr/bin/python3   # Debian's python3-torch lives here
 
 ms_per_step() { sed -n 's/.* \([0-9.]*\) ms\/step.*/\1/p' | head -1; }
 
-run() {  # name, then the shape flags. PyTorch runs with 1 and 2 threads; the best counts.
-  local name=$1; shift
-  echo "== training step, $name"
+compare() {  # title, our program, PyTorch's script, then the flags both take. PyTorch
+             # runs with 1 and 2 threads; the faster counts.
+  local title=$1 ours_bin=$2 torch_py=$3; shift 3
+  echo "== $title"
   local ours torch1 torch2
-  ours=$("$BUILD/train_step" "$@" | tee /dev/stderr | ms_per_step)
-  torch1=$("$PY" bench/train_step_torch.py "$@" --threads 1 | tee /dev/stderr | ms_per_step)
-  torch2=$("$PY" bench/train_step_torch.py "$@" --threads 2 | tee /dev/stderr | ms_per_step)
+  ours=$("$BUILD/$ours_bin" "$@" | tee /dev/stderr | ms_per_step)
+  torch1=$("$PY" "bench/$torch_py" "$@" --threads 1 | tee /dev/stderr | ms_per_step)
+  torch2=$("$PY" "bench/$torch_py" "$@" --threads 2 | tee /dev/stderr | ms_per_step)
   awk -v a="$ours" -v b="$torch1" -v c="$torch2" 'BEGIN {
     best = (b < c) ? b : c; t = (b < c) ? 1 : 2;
     printf "ratio   tinylm %.1f ms vs PyTorch at its best (%d threads) %.1f ms: %.2fx\n", a, t, best, best / a }'
 }
+run() { local name=$1; shift; compare "training step, $name" train_step train_step_torch.py "$@"; }
 run "0.8M (4L 4H d128 T64 B12 V65)" --layers 4 --heads 4 --d-model 128 --block 64 --batch 12 --vocab 65 --steps 30 --warmup 3
 run "10.65M (6L 6H d384 T256 B64 V65)" --layers 6 --heads 6 --d-model 384 --block 256 --batch 64 --vocab 65 --steps 3 --warmup 1
 run "GPT-2 124M shape (12L 12H d768 T64 B4 V50257, llm.c's CPU test)" --layers 12 --heads 12 --d-model 768 --block 64 --batch 4 --vocab 50257 --steps 5 --warmup 1
+for set in last:1 all; do
+  compare "fine-tuning step, course ch. 6 classifier on the GPT-2 124M shape (B8 T120, trainable $set)" \
+    finetune_step finetune_step_torch.py --trainable "$set" --batch 8 --tokens 120 --steps 5 --warmup 1
+done
 echo "== generation, GPT-2 124M shape, prompt 64 tokens, 128 new tokens (tinylm 2 threads)"
 "$BUILD/generate_speed" --preset gpt2-124m --prompt 64 --new 128 --threads 2
 "$PY" bench/generate_speed_torch.py --prompt 64 --new 128 --threads 1

@@ -53,10 +53,14 @@ class GPT(nn.Module):
             if name.endswith("c_proj.weight") or name.endswith("mlp_proj.weight"):
                 nn.init.normal_(p, 0.0, 0.02 / math.sqrt(2 * layers))
 
-    def forward(self, idx, targets):
+    def hidden(self, idx):
+        """The final hidden states [B, T, d] (after ln_f)."""
         T = idx.shape[1]
         x = self.wte(idx) + self.wpe(torch.arange(T))
         for b in self.blocks:
             x = b(x)
-        logits = self.ln_f(x) @ self.wte.weight.t()
+        return self.ln_f(x)
+
+    def forward(self, idx, targets):
+        logits = self.hidden(idx) @ self.wte.weight.t()
         return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))

@@ -5,7 +5,6 @@
 #include <cstdio>
 
 #include "cli/cli_util.h"
-#include "finetune/reference_json.h"
 #include "finetune/verify_classify.h"
 #include "finetune/verify_instruct.h"
 #include "finetune/verify_lora.h"

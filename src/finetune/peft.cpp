@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -11,6 +12,7 @@
 #include "io/safetensors.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm::finetune {
 
@@ -76,38 +78,31 @@ std::unique_ptr<LoraSet> load_peft_adapter(GPT& body, nn::Linear* head, const st
   const std::string tensors_path = dir + "/adapter_model.safetensors";
   require(file_exists(config_path), config_path + ": not found (not a PEFT adapter folder?)");
   require(file_exists(tensors_path), tensors_path + ": not found (not a PEFT adapter folder?)");
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(read_file(config_path));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(config_path + ": " + e.what());
-  }
-  require(json.is_object(), config_path + ": must be a JSON object");
-  const JsonFields cfg{json, config_path, ""};
-  require(cfg.string("peft_type") == "LORA", cfg.field("peft_type") + " must be \"LORA\"");
+  const nlohmann::json json = read_json_file(config_path);  // duplicate keys refused
+  const JsonField cfg(json, config_path);
+  cfg.require_object();
+  const auto field = [&](const std::string& key) { return config_path + ": " + key; };
+  const auto given = [&](const char* key) { return cfg.has(key) && !cfg[key].is_null(); };
+  require(cfg["peft_type"].string() == "LORA", field("peft_type") + " must be \"LORA\"");
   LoraConfig lora;
-  lora.r = cfg.integer("r");
-  require(lora.r > 0, cfg.field("r") + " must be positive");
-  lora.alpha = static_cast<float>(cfg.number("lora_alpha"));
-  if (cfg.has("lora_dropout") && !json["lora_dropout"].is_null())
-    lora.dropout = static_cast<float>(cfg.number("lora_dropout"));
-  require(lora.dropout >= 0 && lora.dropout < 1, cfg.field("lora_dropout") + " must be in [0, 1)");
-  if (cfg.has("use_rslora") && !json["use_rslora"].is_null()) {
-    require(json["use_rslora"].is_boolean(), cfg.field("use_rslora") + " must be true or false");
-    lora.rslora = json["use_rslora"].get<bool>();
-  }
-  require(!json.contains("use_dora") || json["use_dora"].is_null() || json["use_dora"] == false,
-          cfg.field("use_dora") + ": DoRA is not supported");
-  require(!json.contains("bias") || json["bias"] == "none",
-          cfg.field("bias") + ": only \"none\" is supported");
+  lora.r = cfg["r"].integer(1, std::numeric_limits<int32_t>::max());
+  lora.alpha = cfg["lora_alpha"].float_number();
+  if (given("lora_dropout")) lora.dropout = cfg["lora_dropout"].float_number();
+  require(lora.dropout >= 0 && lora.dropout < 1, field("lora_dropout") + " must be in [0, 1)");
+  if (given("use_rslora")) lora.rslora = cfg["use_rslora"].boolean();
+  require(!given("use_dora") || json["use_dora"] == false,
+          field("use_dora") + ": DoRA is not supported");
+  require(!cfg.has("bias") || json["bias"] == "none",
+          field("bias") + ": only \"none\" is supported");
   for (const char* pattern : {"rank_pattern", "alpha_pattern"})
-    require(!json.contains(pattern) || json[pattern].is_null() || json[pattern].empty(),
-            cfg.field(pattern) + ": per-module ranks or alphas are not supported");
+    require(!given(pattern) || json[pattern].empty(),
+            field(pattern) + ": per-module ranks or alphas are not supported");
   std::vector<std::string> targets;
-  if (cfg.has("target_modules") && json["target_modules"].is_string())
-    targets = {json["target_modules"].get<std::string>()};
+  if (cfg.has("target_modules") && cfg["target_modules"].is_string())
+    targets = {cfg["target_modules"].string()};
   else
-    targets = cfg.strings("target_modules");
+    targets = cfg["target_modules"].strings();
+  require(!targets.empty(), field("target_modules") + " names no module");
 
   const SafeTensors file = load_safetensors(tensors_path);
   std::map<std::string, std::pair<const SafeTensorEntry*, const SafeTensorEntry*>> modules;  // A, B
@@ -147,7 +142,7 @@ std::unique_ptr<LoraSet> load_peft_adapter(GPT& body, nn::Linear* head, const st
     for (const auto& t : targets)
       if (selects(t, l)) selected = true, used_targets.insert(t);
     require(selected,
-            tensors_path + ": module " + l + " is not among " + cfg.field("target_modules"));
+            tensors_path + ": module " + l + " is not among " + field("target_modules"));
     nn::Linear* linear = find_linear(body, head, l);
     const int64_t in = linear->in_features(), out = linear->out_features();
     require(a->shape == Shape{lora.r, in}, tensors_path + ": " + kPrefix + l +
@@ -159,13 +154,13 @@ std::unique_ptr<LoraSet> load_peft_adapter(GPT& body, nn::Linear* head, const st
                                                 ", the base needs " + shape_str({out, lora.r}) +
                                                 " (r " + std::to_string(lora.r) + ")");
     require(lora.r <= std::max(in, out),
-            cfg.field("r") + " = " + std::to_string(lora.r) + " is larger than " + l +
+            field("r") + " = " + std::to_string(lora.r) + " is larger than " + l +
                 " allows (in " + std::to_string(in) + ", out " + std::to_string(out) + ")");
     where.push_back({l, kind_of(l), in, out});
   }
   for (const auto& t : targets)
     require(used_targets.count(t),
-            cfg.field("target_modules") + ": '" + t + "' selects no tensor of " + tensors_path);
+            field("target_modules") + ": '" + t + "' selects no tensor of " + tensors_path);
   lora.targets.clear();
   for (const auto& w : where)
     if (std::find(lora.targets.begin(), lora.targets.end(), w.kind) == lora.targets.end())

@@ -9,6 +9,7 @@
 #include "finetune/verify_util.h"
 #include "model/hf_gpt2.h"
 #include "util/error.h"
+#include "util/json_read.h"
 
 namespace tinylm::finetune {
 
@@ -26,26 +27,28 @@ struct Setup {
 
 // Loads the classifier, applies the reference's pooling / pad id, freezes all but the
 // listed tensors.
-Setup load(const std::string& dir, const JsonFields& info) {
+Setup load(const std::string& dir, const JsonField& info) {
   Setup s;
   s.model = load_hf_classifier(dir);
   const ClassifierConfig& cc = s.model->config();
-  s.model->set_pooling(parse_pooling(info.string("pooling")),
-                       info.has("pad_token_id") ? static_cast<int32_t>(info.integer("pad_token_id"))
-                                                : cc.pad_token_id);
+  s.model->set_pooling(
+      parse_pooling(info["pooling"].string()),
+      info.has("pad_token_id") ? static_cast<int32_t>(info["pad_token_id"].integer(0, std::numeric_limits<int32_t>::max()))
+                               : cc.pad_token_id);
   if (info.has("num_labels"))
-    require(info.integer("num_labels") == cc.num_labels, info.field("num_labels") +
-                                                             " disagrees with config.json (" +
-                                                             std::to_string(cc.num_labels) + ")");
+    require(info["num_labels"].integer(1, std::numeric_limits<int32_t>::max()) == cc.num_labels,
+            info["num_labels"].name() + " disagrees with config.json (" +
+                std::to_string(cc.num_labels) + ")");
 
   std::map<std::string, std::string> by_hf;
   for (const auto& p : s.model->parameters()) by_hf[hf_name(p.name)] = p.name;
-  for (const auto& name : info.strings("trainable")) {
-    require(by_hf.count(name),
-            info.field("trainable") + ": the model has no tensor '" + name + "'");
+  const JsonField trainable = info["trainable"];
+  require(trainable.size() > 0, trainable.name() + " names no tensor");
+  for (const auto& name : trainable.strings()) {
+    require(by_hf.count(name), trainable.name() + ": the model has no tensor '" + name + "'");
     s.trainable.push_back(by_hf[name]);
   }
-  train_only(s.model->parameters(), s.trainable, info.field("trainable"));
+  train_only(s.model->parameters(), s.trainable, trainable.name());
   return s;
 }
 
@@ -74,8 +77,8 @@ std::string named_set(SequenceClassifier& m, const std::vector<std::string>& nam
 
 std::vector<CheckResult> verify_classify(const std::string& dir) {
   const nlohmann::json json = read_reference_json(dir);
-  const JsonFields info{json, dir + "/reference.json", ""};
-  require(info.string("task") == "classify", info.field("task") + " must be \"classify\"");
+  const JsonField info(json, dir + "/reference.json");
+  require(info["task"].string() == "classify", info["task"].name() + " must be \"classify\"");
   const SafeTensors ref = load_safetensors(dir + "/reference.safetensors");
   Shape shape;
   const std::vector<int32_t> ids = reference_ids(ref, "input_ids", 2, &shape);
@@ -98,7 +101,7 @@ std::vector<CheckResult> verify_classify(const std::string& dir) {
                                 B * model.config().num_labels),
                  1e-5, "pooling " + pooling_name(model.config().pooling)));
   model.forward_loss(ids.data(), labels.data(), B, T);  // the loss state for backward
-  results.push_back(make_check("loss", relative_error(loss, info.number("loss")), 1e-5));
+  results.push_back(make_check("loss", relative_error(loss, info["loss"].number()), 1e-5));
 
   // Gradients: exactly the trainable tensors have one, and the reference has those.
   model.backward();
@@ -134,7 +137,7 @@ std::vector<CheckResult> verify_classify(const std::string& dir) {
 
   // AdamW steps of the trainable tensors only, from the initial weights.
   if (info.has("adamw")) {
-    const AdamWSettings a = read_adamw(info.object("adamw"));
+    const AdamWReference a = read_adamw_reference(info["adamw"]);
     Setup t = load(dir, info);
     SequenceClassifier& trained = *t.model;
     const ParameterList params = trained.parameters();
@@ -142,21 +145,22 @@ std::vector<CheckResult> verify_classify(const std::string& dir) {
       p.param->decay = p.param->value.ndim() >= 2;  // torch's 2+ dims rule
     std::vector<Tensor> initial;
     for (const auto& p : params) initial.push_back(p.param->value.clone());
-    AdamW opt(params, a.optimizer);
+    AdamW opt(params, a.config);
     double worst_step = 0;
     for (int64_t step = 0; step < a.steps; ++step) {
       trained.zero_grad();
       const double step_loss = trained.forward_loss(ids.data(), labels.data(), B, T);
       trained.backward();
-      const double norm =
-          clip_gradients(params, a.clip > 0 ? a.clip : std::numeric_limits<double>::infinity());
-      if (step < static_cast<int64_t>(a.per_step.size())) {
-        worst_step = std::max(worst_step, relative_error(step_loss, a.per_step[step].loss));
-        worst_step = std::max(worst_step, relative_error(norm, a.per_step[step].grad_norm));
-      }
-      opt.step(a.optimizer.lr);
+      const double norm = clip_gradients(
+          params, a.grad_clip > 0 ? a.grad_clip : std::numeric_limits<double>::infinity());
+      const auto i = static_cast<size_t>(step);
+      if (i < a.step_loss.size())
+        worst_step = std::max(worst_step, relative_error(step_loss, a.step_loss[i]));
+      if (i < a.step_grad_norm.size())
+        worst_step = std::max(worst_step, relative_error(norm, a.step_grad_norm[i]));
+      opt.step(a.config.lr);
     }
-    if (!a.per_step.empty())
+    if (a.has_per_step)
       results.push_back(make_check("adamw.per_step", worst_step, 1e-4, "loss and grad norm"));
     double worst_param = 0;
     std::string worst_param_name = "(none)";

@@ -4,36 +4,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <memory>
 
 #include "data/instruction_collate.h"
 #include "data/instruction_data.h"
-#include "finetune/reference_json.h"
+#include "finetune/verify_util.h"
 #include "io/safetensors.h"
 #include "model/hf_gpt2.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm {
 
+using finetune::make_check;
+using finetune::read_reference_json;
+using finetune::relative_error;
+
 namespace {
-
-// ||a - b|| / ||b||, in double.
-double relative_error(const float* a, const float* b, int64_t n) {
-  double diff = 0, ref = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const double d = static_cast<double>(a[i]) - b[i];
-    diff += d * d;
-    ref += static_cast<double>(b[i]) * b[i];
-  }
-  return ref > 0 ? std::sqrt(diff / ref) : std::sqrt(diff);
-}
-
-CheckResult make(const std::string& name, double error, double tol, std::string detail = "") {
-  return {name, error, tol, error <= tol, std::move(detail)};
-}
 
 std::string shape_text(int64_t B, int64_t T) {
   char text[48];
@@ -50,7 +42,7 @@ CheckResult compare_ids(const std::string& name, const SafeTensors& ref, const s
   const SafeTensorEntry& e = ref.get(key);
   require(e.shape.size() == 2, "reference.safetensors: " + key + " must be [B, T]");
   if (e.shape[0] != B || e.shape[1] != T)
-    return make(
+    return make_check(
         name, static_cast<double>(std::max<int64_t>(e.numel(), B * T)), 0,
         "shape: ours " + shape_text(B, T) + ", reference " + shape_text(e.shape[0], e.shape[1]));
   const std::vector<int64_t> expected = e.to_int64();
@@ -67,7 +59,7 @@ CheckResult compare_ids(const std::string& name, const SafeTensors& ref, const s
     detail += "; first difference at [" + std::to_string(first / T) + ", " +
               std::to_string(first % T) + "]: ours " + std::to_string(ours[first]) +
               ", reference " + std::to_string(expected[first]);
-  return make(name, static_cast<double>(differ), 0, detail);
+  return make_check(name, static_cast<double>(differ), 0, detail);
 }
 
 // One case of reference.json: how to collate, and what the reference found.
@@ -81,32 +73,31 @@ struct Case {
 }  // namespace
 
 std::vector<CheckResult> verify_instruct(const std::string& dir) {
-  const ReferenceJson info = read_reference_json(dir);
-  require(info.task() == "instruct",
-          info.path + ": task: expected \"instruct\", got \"" + info.task() + "\"");
-  const auto pad_id = reference_int(info, info.json, "pad_and_end_token", "pad_and_end_token");
-  const int64_t ref_ignore = reference_int(info, info.json, "ignore_index", "ignore_index");
-  const int64_t max_length =
-      info.json.contains("allowed_max_length")
-          ? reference_int(info, info.json, "allowed_max_length", "allowed_max_length")
-          : 0;
-  require(max_length >= 0, info.path + ": allowed_max_length: must be >= 0 (0 = no cut)");
-  const auto& cases =
-      reference_field(info, info.json, "cases", "cases", nlohmann::json::value_t::object);
-  require(!cases.empty(), info.path + ": cases: no cases");
+  const std::string path = dir + "/reference.json";
+  const nlohmann::json json = read_reference_json(dir);
+  const JsonField info(json, path);
+  const std::string task = info["task"].string();
+  require(task == "instruct", path + ": task: expected \"instruct\", got \"" + task + "\"");
+  constexpr int64_t kMaxId = std::numeric_limits<int32_t>::max();
+  const int64_t pad_id = info["pad_and_end_token"].integer(0, kMaxId);
+  const int64_t ref_ignore = info["ignore_index"].integer(-kMaxId, kMaxId);
+  const int64_t max_length =  // 0 = no cut
+      info.has("allowed_max_length") ? info["allowed_max_length"].integer(0, kMaxId) : 0;
+  const JsonField cases = info["cases"];
+  cases.require_object();
+  require(!cases.raw().empty(), cases.name() + ": no cases");
   // Every field of every case is read before the model is loaded.
   std::vector<Case> checks;
-  for (const auto& [name, c] : cases.items()) {
-    const std::string field = "cases." + name;
-    require(c.is_object(), info.path + ": " + field + ": expected an object");
+  for (const auto& item : cases.raw().items()) {
+    const JsonField c = cases[item.key()];
+    c.require_object();
     Case k;
-    k.name = name;
+    k.name = item.key();
     k.collate.pad_id = static_cast<int32_t>(pad_id);
-    k.collate.mask_prompt = reference_bool(info, c, "mask_prompt", field + ".mask_prompt");
+    k.collate.mask_prompt = c["mask_prompt"].boolean();
     k.collate.allowed_max_length = max_length;
-    k.loss = reference_number(info, c, "loss", field + ".loss");
-    if (c.contains("counted_targets"))
-      k.counted_targets = reference_int(info, c, "counted_targets", field + ".counted_targets");
+    k.loss = c["loss"].number();
+    if (c.has("counted_targets")) k.counted_targets = c["counted_targets"].integer(0, INT64_MAX);
     checks.push_back(k);
   }
 
@@ -118,8 +109,8 @@ std::vector<CheckResult> verify_instruct(const std::string& dir) {
 
   const SafeTensors ref = load_safetensors(dir + "/reference.safetensors");
   std::unique_ptr<GPT> model = load_hf_gpt2(dir);
-  require(pad_id >= 0 && pad_id < model->config().vocab_size,
-          info.path + ": pad_and_end_token: " + std::to_string(pad_id) +
+  require(pad_id < model->config().vocab_size,
+          path + ": pad_and_end_token: " + std::to_string(pad_id) +
               " is outside the model's vocabulary");
 
   std::vector<CheckResult> results;
@@ -150,7 +141,7 @@ std::vector<CheckResult> verify_instruct(const std::string& dir) {
     const double loss = model->forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T);
     char detail[64];
     std::snprintf(detail, sizeof detail, "%.6f (reference %.6f)", loss, ref_loss);
-    results.push_back(make(name + ".loss",
+    results.push_back(make_check(name + ".loss",
                            std::abs(loss - ref_loss) / std::max(std::abs(ref_loss), 1e-30), 1e-5,
                            detail));
 
@@ -178,7 +169,7 @@ std::vector<CheckResult> verify_instruct(const std::string& dir) {
       }
       require(found, "reference.safetensors: " + key + " names no parameter of the model");
     }
-    results.push_back(make(name + ".grad", worst, 1e-4,
+    results.push_back(make_check(name + ".grad", worst, 1e-4,
                            std::to_string(grad_keys.size()) + " tensors, worst: " + worst_name));
   }
   return results;

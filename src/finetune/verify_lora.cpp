@@ -9,6 +9,7 @@
 #include "finetune/verify_util.h"
 #include "model/hf_gpt2.h"
 #include "util/error.h"
+#include "util/json_read.h"
 
 namespace tinylm::finetune {
 
@@ -44,9 +45,9 @@ double worst_of(const ParameterList& params, const SafeTensors& ref, const std::
 
 std::vector<CheckResult> verify_lora(const std::string& dir) {
   const nlohmann::json json = read_reference_json(dir);
-  const JsonFields info{json, dir + "/reference.json", ""};
-  require(info.string("task") == "lora", info.field("task") + " must be \"lora\"");
-  const std::string adapter_dir = dir + "/" + info.string("adapter");
+  const JsonField info(json, dir + "/reference.json");
+  require(info["task"].string() == "lora", info["task"].name() + " must be \"lora\"");
+  const std::string adapter_dir = dir + "/" + info["adapter"].string();
   const SafeTensors ref = load_safetensors(dir + "/reference.safetensors");
   Shape shape, target_shape;
   const std::vector<int32_t> ids = reference_ids(ref, "input_ids", 2, &shape);
@@ -58,11 +59,11 @@ std::vector<CheckResult> verify_lora(const std::string& dir) {
   std::unique_ptr<LoraSet> lora = load_adapted(dir, adapter_dir, model);
   std::vector<CheckResult> results;
   if (info.has("r"))
-    require(info.integer("r") == lora->config().r,
-            info.field("r") + " disagrees with the adapter's r");
+    require(info["r"].integer(1, std::numeric_limits<int32_t>::max()) == lora->config().r,
+            info["r"].name() + " disagrees with the adapter's r");
   if (info.has("scaling"))
     results.push_back(make_check("scaling",
-                                 relative_error(lora->config().scaling(), info.number("scaling")),
+                                 relative_error(lora->config().scaling(), info["scaling"].number()),
                                  1e-7, "alpha / r = " + std::to_string(lora->config().scaling())));
 
   model->zero_grad();
@@ -76,7 +77,7 @@ std::vector<CheckResult> verify_lora(const std::string& dir) {
       std::to_string(lora->attached().size()) + " adapted modules, " +
           std::to_string(lora->num_parameters()) + " LoRA parameters"));
   model->forward_loss(ids.data(), targets.data(), B, T);  // the loss state for backward
-  results.push_back(make_check("loss", relative_error(loss, info.number("loss")), 1e-5));
+  results.push_back(make_check("loss", relative_error(loss, info["loss"].number()), 1e-5));
 
   model->backward();
   int64_t base_with_grad = 0;
@@ -126,28 +127,29 @@ std::vector<CheckResult> verify_lora(const std::string& dir) {
   }
 
   if (info.has("adamw")) {
-    const AdamWSettings a = read_adamw(info.object("adamw"));
+    const AdamWReference a = read_adamw_reference(info["adamw"]);
     std::unique_ptr<GPT> trained;
     std::unique_ptr<LoraSet> trained_lora = load_adapted(dir, adapter_dir, trained);
     const ParameterList adapters = trained_lora->parameters();
     for (const auto& p : adapters) p.param->decay = p.param->value.ndim() >= 2;
     std::vector<Tensor> base_before;
     for (const auto& p : trained->parameters()) base_before.push_back(p.param->value.clone());
-    AdamW opt(adapters, a.optimizer);
+    AdamW opt(adapters, a.config);
     double worst_step = 0;
     for (int64_t step = 0; step < a.steps; ++step) {
       for (const auto& p : adapters) p.param->grad.zero();
       const double step_loss = trained->forward_loss(ids.data(), targets.data(), B, T);
       trained->backward();
-      const double norm =
-          clip_gradients(adapters, a.clip > 0 ? a.clip : std::numeric_limits<double>::infinity());
-      if (step < static_cast<int64_t>(a.per_step.size())) {
-        worst_step = std::max(worst_step, relative_error(step_loss, a.per_step[step].loss));
-        worst_step = std::max(worst_step, relative_error(norm, a.per_step[step].grad_norm));
-      }
-      opt.step(a.optimizer.lr);
+      const double norm = clip_gradients(
+          adapters, a.grad_clip > 0 ? a.grad_clip : std::numeric_limits<double>::infinity());
+      const auto i = static_cast<size_t>(step);
+      if (i < a.step_loss.size())
+        worst_step = std::max(worst_step, relative_error(step_loss, a.step_loss[i]));
+      if (i < a.step_grad_norm.size())
+        worst_step = std::max(worst_step, relative_error(norm, a.step_grad_norm[i]));
+      opt.step(a.config.lr);
     }
-    if (!a.per_step.empty())
+    if (a.has_per_step)
       results.push_back(make_check("adamw.per_step", worst_step, 1e-4, "loss and grad norm"));
     int64_t base_moved = 0;
     const ParameterList base_after = trained->parameters();

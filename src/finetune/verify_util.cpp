@@ -1,4 +1,4 @@
-// Defensive reference.json reading and error measures for the fine-tuning checks.
+// reference.json and error measures for the fine-tuning checks.
 #include "finetune/verify_util.h"
 
 #include <cmath>
@@ -10,102 +10,12 @@
 
 namespace tinylm::finetune {
 
-bool JsonFields::has(const std::string& key) const {
-  return json.contains(key);
-}
-
-const nlohmann::json& JsonFields::at(const std::string& key) const {
-  require(json.contains(key), field(key) + " is missing");
-  return json[key];
-}
-
-double JsonFields::number(const std::string& key) const {
-  const auto& v = at(key);
-  require(v.is_number(), field(key) + " must be a number");
-  const double d = v.get<double>();
-  require(std::isfinite(d), field(key) + " must be finite");
-  return d;
-}
-
-int64_t JsonFields::integer(const std::string& key) const {
-  const auto& v = at(key);
-  require(v.is_number_integer(), field(key) + " must be an integer");
-  return v.get<int64_t>();
-}
-
-std::string JsonFields::string(const std::string& key) const {
-  const auto& v = at(key);
-  require(v.is_string(), field(key) + " must be a string");
-  return v.get<std::string>();
-}
-
-std::vector<std::string> JsonFields::strings(const std::string& key) const {
-  const auto& v = at(key);
-  require(v.is_array() && !v.empty(), field(key) + " must be a non-empty array of strings");
-  std::vector<std::string> out;
-  for (const auto& s : v) {
-    require(s.is_string(), field(key) + " must be a non-empty array of strings");
-    out.push_back(s.get<std::string>());
-  }
-  return out;
-}
-
-JsonFields JsonFields::object(const std::string& key) const {
-  const auto& v = at(key);
-  require(v.is_object(), field(key) + " must be an object");
-  return {v, file, prefix + key + "."};
-}
-
 nlohmann::json read_reference_json(const std::string& dir) {
   const std::string path = dir + "/reference.json";
   require(file_exists(path), path + ": not found");
   const nlohmann::json j = read_json_file(path);  // duplicate keys refused
   require(j.is_object(), path + " must be a JSON object");
   return j;
-}
-
-AdamWSettings read_adamw(const JsonFields& a) {
-  AdamWSettings s;
-  s.steps = a.integer("steps");
-  require(s.steps > 0 && s.steps <= 1000, a.field("steps") + " must be in [1, 1000]");
-  s.optimizer.lr = static_cast<float>(a.number("lr"));
-  const auto& betas = a.at("betas");
-  require(betas.is_array() && betas.size() == 2 && betas[0].is_number() && betas[1].is_number(),
-          a.field("betas") + " must be an array of two numbers");
-  s.optimizer.beta1 = betas[0].get<float>();
-  s.optimizer.beta2 = betas[1].get<float>();
-  require(s.optimizer.beta1 >= 0 && s.optimizer.beta1 < 1 && s.optimizer.beta2 >= 0 &&
-              s.optimizer.beta2 < 1,
-          a.field("betas") + " must be in [0, 1)");
-  s.optimizer.eps = static_cast<float>(a.number("eps"));
-  // A number, or a sentence that starts with one ("0.1 on tensors with 2+ dims ...").
-  const auto& wd = a.at("weight_decay");
-  if (wd.is_number()) {
-    s.optimizer.weight_decay = wd.get<float>();
-  } else {
-    require(wd.is_string(), a.field("weight_decay") + " must be a number");
-    const std::string text = wd.get<std::string>();
-    char* end = nullptr;
-    s.optimizer.weight_decay = std::strtof(text.c_str(), &end);
-    require(end != text.c_str(), a.field("weight_decay") + " must be a number (or start with one)");
-  }
-  require(s.optimizer.weight_decay >= 0, a.field("weight_decay") + " must be >= 0");
-  for (const char* key : {"grad_clip", "grad_clip_global_norm"}) {
-    if (!a.has(key) || a.at(key).is_null()) continue;
-    s.clip = a.number(key);
-    require(s.clip > 0, a.field(key) + " must be positive or null");
-  }
-  if (a.has("per_step")) {
-    const auto& steps = a.at("per_step");
-    require(steps.is_array(), a.field("per_step") + " must be an array");
-    for (size_t i = 0; i < steps.size(); ++i) {
-      require(steps[i].is_object(),
-              a.field("per_step") + "[" + std::to_string(i) + "] must be an object");
-      const JsonFields step{steps[i], a.file, a.prefix + "per_step[" + std::to_string(i) + "]."};
-      s.per_step.push_back({step.number("loss"), step.number("grad_norm_before_clip")});
-    }
-  }
-  return s;
 }
 
 double relative_error(const float* a, const float* b, int64_t n) {

@@ -1,6 +1,6 @@
-// Shared pieces of the fine-tuning verify checks (verify_classify, verify_lora):
-// defensive reading of reference.json fields (every bad field is an InputError naming
-// the file and the field), the AdamW settings a reference ran with, relative errors.
+// Shared pieces of the fine-tuning verify checks (verify_classify, verify_lora,
+// verify_instruct): reading reference.json (its fields then go through util/json_read.h's
+// JsonField, and "adamw" through train/verify.h's read_adamw_reference), relative errors.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -12,36 +12,8 @@
 
 namespace tinylm::finetune {
 
-// A JSON object read field by field; errors read "<file>: field <prefix><key> ...".
-struct JsonFields {
-  const nlohmann::json& json;
-  std::string file;
-  std::string prefix;
-
-  bool has(const std::string& key) const;
-  const nlohmann::json& at(const std::string& key) const;  // required
-  double number(const std::string& key) const;
-  int64_t integer(const std::string& key) const;
-  std::string string(const std::string& key) const;
-  std::vector<std::string> strings(const std::string& key) const;  // non-empty array
-  JsonFields object(const std::string& key) const;
-  std::string field(const std::string& key) const { return file + ": field " + prefix + key; }
-};
-
 // DIR/reference.json parsed; InputError if missing, malformed or not an object.
 nlohmann::json read_reference_json(const std::string& dir);
-
-// The AdamW run a reference describes under "adamw".
-struct AdamWSettings {
-  AdamWConfig optimizer;
-  int64_t steps = 0;
-  double clip = 0;  // 0: no clipping (grad_clip null)
-  struct Step {
-    double loss, grad_norm;
-  };
-  std::vector<Step> per_step;  // may be empty
-};
-AdamWSettings read_adamw(const JsonFields& adamw);
 
 // ||a - b|| / ||b|| (in double; the plain norm of a - b when b is zero).
 double relative_error(const float* a, const float* b, int64_t n);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "generate/generate.h"
@@ -57,43 +58,53 @@ CheckResult compare_params(const std::string& check, GPT& model, const SafeTenso
 
 }  // namespace
 
+AdamWReference read_adamw_reference(const JsonField& a) {
+  AdamWReference s;
+  s.config.lr = a["lr"].float_number();
+  const JsonField betas = a["betas"];
+  require(betas.size() == 2, betas.name() + " must hold two numbers");
+  s.config.beta1 = betas[0].float_number();
+  s.config.beta2 = betas[1].float_number();
+  require(s.config.beta1 >= 0 && s.config.beta1 < 1 && s.config.beta2 >= 0 && s.config.beta2 < 1,
+          betas.name() + " must be in [0, 1)");
+  s.config.eps = a["eps"].float_number();
+  const JsonField wd = a["weight_decay"];
+  if (wd.is_number()) {
+    s.config.weight_decay = wd.float_number();
+  } else {
+    const std::string text = wd.string();
+    char* end = nullptr;
+    s.config.weight_decay = std::strtof(text.c_str(), &end);
+    require(end != text.c_str() && std::isfinite(s.config.weight_decay),
+            wd.name() + " must be a number or start with one");
+  }
+  require(s.config.weight_decay >= 0, wd.name() + " must be >= 0");
+  for (const char* key : {"grad_clip_global_norm", "grad_clip"}) {
+    if (!a.has(key) || a[key].is_null()) continue;
+    s.grad_clip = a[key].number();
+    require(s.grad_clip > 0, a[key].name() + " must be positive or null");
+  }
+  s.steps = a["steps"].integer(0, kMaxReferenceSteps);
+  s.has_per_step = a.has("per_step");
+  if (s.has_per_step) {
+    const JsonField per_step = a["per_step"];
+    for (size_t i = 0; i < per_step.size() && static_cast<int64_t>(i) < s.steps; ++i) {
+      const JsonField step = per_step[i];
+      s.step_loss.push_back(step["loss"].number());
+      if (s.grad_clip > 0 || step.has("grad_norm_before_clip"))
+        s.step_grad_norm.push_back(step["grad_norm_before_clip"].number());
+    }
+  }
+  return s;
+}
+
 ReferenceSpec parse_reference_json(const nlohmann::json& j, const std::string& path,
                                    int64_t vocab) {
   const JsonField info(j, path);
   info.require_object();
   ReferenceSpec spec;
   if (info.has("loss")) spec.loss = info["loss"].number();
-  if (info.has("adamw")) {
-    const JsonField a = info["adamw"];
-    ReferenceSpec::AdamWSteps s;
-    s.config.lr = a.has("lr") ? a["lr"].float_number() : 1e-3f;
-    s.config.beta1 = a["betas"][0].float_number();
-    s.config.beta2 = a["betas"][1].float_number();
-    s.config.eps = a.has("eps") ? a["eps"].float_number() : 1e-8f;
-    // "weight_decay" is a number, or a sentence starting with one ("0.1 on ...").
-    const JsonField wd = a["weight_decay"];
-    if (wd.is_number()) {
-      s.config.weight_decay = wd.float_number();
-    } else {
-      const std::string text = wd.string();
-      char* end = nullptr;
-      s.config.weight_decay = std::strtof(text.c_str(), &end);
-      require(end != text.c_str() && std::isfinite(s.config.weight_decay),
-              wd.name() + " must be a number or start with one");
-    }
-    s.grad_clip = a.has("grad_clip_global_norm") ? a["grad_clip_global_norm"].number() : 0.0;
-    s.steps = a["steps"].integer(0, kMaxReferenceSteps);
-    s.has_per_step = a.has("per_step");
-    if (s.has_per_step) {
-      const JsonField per_step = a["per_step"];
-      for (size_t i = 0; i < per_step.size() && static_cast<int64_t>(i) < s.steps; ++i) {
-        s.step_loss.push_back(per_step[i]["loss"].number());
-        if (s.grad_clip > 0)
-          s.step_grad_norm.push_back(per_step[i]["grad_norm_before_clip"].number());
-      }
-    }
-    spec.adamw = s;
-  }
+  if (info.has("adamw")) spec.adamw = read_adamw_reference(info["adamw"]);
   if (info.has("greedy")) {
     const JsonField g = info["greedy"];
     const auto as_ids = [&](const JsonField& f) {
@@ -169,7 +180,7 @@ std::vector<CheckResult> verify_reference(const std::string& dir) {
   // AdamW steps from the initial weights, with the reference's settings.
   std::unique_ptr<GPT> trained;  // the model after the AdamW steps, if the reference ran them
   if (spec.adamw && ref.has("after_adamw.transformer.wte.weight")) {
-    const ReferenceSpec::AdamWSteps& a = *spec.adamw;
+    const AdamWReference& a = *spec.adamw;
     trained = load_hf_gpt2(dir);
     AdamW opt(trained->parameters(), a.config);
     double worst_step = 0;
@@ -177,8 +188,9 @@ std::vector<CheckResult> verify_reference(const std::string& dir) {
       trained->zero_grad();
       const double step_loss = trained->forward_loss(ids.data(), targets.data(), B, T);
       trained->backward();
-      const double norm =
-          a.grad_clip > 0 ? clip_gradients(trained->parameters(), a.grad_clip) : 0.0;
+      const double norm = clip_gradients(  // the global norm; no clipping when grad_clip is 0
+          trained->parameters(),
+          a.grad_clip > 0 ? a.grad_clip : std::numeric_limits<double>::infinity());
       const auto i = static_cast<size_t>(s);
       if (i < a.step_loss.size())
         worst_step = std::max(worst_step, relative_error(step_loss, a.step_loss[i]));

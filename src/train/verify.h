@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "train/adamw.h"
+#include "util/json_read.h"
 
 namespace tinylm {
 
@@ -30,16 +31,24 @@ std::vector<CheckResult> verify_reference(const std::string& dir);
 // What reference.json asks to check, read through the checked accessor: a missing or
 // ill-typed field, an id outside [0, vocab), or an absurd step count is an InputError
 // naming the file and the field.
+// The "adamw" section of a reference.json (the language-model and the fine-tuning
+// fixtures alike): AdamW's settings and the reference's figures after each step.
+struct AdamWReference {
+  AdamWConfig config;
+  double grad_clip = 0;  // global-norm clipping before each step (0: none)
+  int64_t steps = 0;
+  bool has_per_step = false;
+  std::vector<double> step_loss, step_grad_norm;  // per_step entries given (norm: if given)
+};
+// lr, eps, betas [2] in [0, 1), weight_decay (a number, or a sentence that starts with
+// one: "0.1 on tensors with 2+ dims"), grad_clip_global_norm or grad_clip (absent or
+// null: none), steps in [0, 100000], per_step [{loss, grad_norm_before_clip}] (the norm
+// required when clipping). InputError naming the field otherwise.
+AdamWReference read_adamw_reference(const JsonField& adamw);
+
 struct ReferenceSpec {
   std::optional<double> loss;
-  struct AdamWSteps {
-    AdamWConfig config;
-    double grad_clip = 0;  // global-norm clipping before each step (0: none)
-    int64_t steps = 0;
-    bool has_per_step = false;
-    std::vector<double> step_loss, step_grad_norm;  // per_step entries given (norm: if clipping)
-  };
-  std::optional<AdamWSteps> adamw;
+  std::optional<AdamWReference> adamw;
   struct Greedy {
     std::vector<int32_t> prompt, expected;
     int64_t max_new_tokens = 0;

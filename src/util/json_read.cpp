@@ -122,4 +122,10 @@ std::vector<int64_t> JsonField::integers(int64_t lo, int64_t hi) const {
   return out;
 }
 
+std::vector<std::string> JsonField::strings() const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < size(); ++i) out.push_back((*this)[i].string());
+  return out;
+}
+
 }  // namespace tinylm

@@ -51,6 +51,7 @@ class JsonField {
   std::string string() const;
   bool boolean() const;
   std::vector<int64_t> integers(int64_t lo, int64_t hi) const;
+  std::vector<std::string> strings() const;  // an array of strings
 
  private:
   std::string child(const std::string& key) const;

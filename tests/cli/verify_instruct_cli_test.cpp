@@ -56,7 +56,7 @@ TEST(VerifyInstructCli, MissingReferenceFieldExitsTwo) {
   write_file_atomic(dir + "/reference.json", ref.dump());
   const auto r = run_tinylm("verify " + dir);
   EXPECT_EQ(r.code, 2) << r.output;
-  EXPECT_NE(r.output.find(dir + "/reference.json: ignore_index: missing"), std::string::npos)
+  EXPECT_NE(r.output.find(dir + "/reference.json: missing field \"ignore_index\""), std::string::npos)
       << r.output;
   fs::remove_all(dir);
 }

@@ -105,15 +105,15 @@ TEST(VerifyInstruct, BrokenReferenceJsonNamesFileAndField) {
     return input_error([&] { verify_instruct(copy.dir()); });
   };
   EXPECT_EQ(with([](nlohmann::json& j) { j.erase("pad_and_end_token"); }),
-            path + ": pad_and_end_token: missing (expected an integer)");
+            path + ": missing field \"pad_and_end_token\"");
   EXPECT_EQ(with([](nlohmann::json& j) { j["ignore_index"] = "-100"; }),
-            path + ": ignore_index: expected an integer, got string");
+            path + ": ignore_index must be an integer");
   EXPECT_EQ(with([](nlohmann::json& j) { j["cases"]["plain"]["mask_prompt"] = 0; }),
-            path + ": cases.plain.mask_prompt: expected true or false, got number");
+            path + ": cases.plain.mask_prompt must be true or false");
   EXPECT_EQ(with([](nlohmann::json& j) { j["cases"]["masked_prompt"].erase("loss"); }),
-            path + ": cases.masked_prompt.loss: missing (expected a number)");
+            path + ": cases.masked_prompt: missing field \"loss\"");
   EXPECT_EQ(with([](nlohmann::json& j) { j["cases"] = nlohmann::json::array(); }),
-            path + ": cases: expected an object, got array");
+            path + ": cases must be a JSON object");
   EXPECT_EQ(with([](nlohmann::json& j) { j["task"] = "classify"; }),
             path + ": task: expected \"instruct\", got \"classify\"");
   copy.write("reference.json", good);

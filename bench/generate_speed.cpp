@@ -3,7 +3,9 @@
 // the cache (the whole window recomputed each step). bench/generate_speed_torch.py does
 // the same in PyTorch; bench/run.sh runs both side by side. Decoding reads every weight
 // once per token, so it is bound by memory bandwidth: the triad bandwidth measured here
-// (bench/ceilings.h) divided by the fp32 weight bytes is printed as the bound.
+// (bench/ceilings.h) divided by the fp32 weight bytes is printed as the bound. Then the
+// cached decoding again with bf16 weights (GPT::set_bf16_decode: half the bytes), its
+// bound, and how many of its greedy ids agree with the fp32 run.
 //   generate_speed --preset gpt2-124m --prompt 64 --new 128 [--threads N]
 #include <chrono>
 #include <cstdio>
@@ -84,5 +86,20 @@ int main(int argc, char** argv) {
       "machine  triad %.1f GB/s; fp32 weights %.0f MB -> bandwidth bound %.1f tokens/s; KV cache "
       "decoding reaches %.0f%% of it\n",
       triad, weight_bytes / 1e6, bound, 100.0 * (n_new / cached_s) / bound);
+
+  model.set_bf16_decode(true);
+  opt.max_new_tokens = n_new;
+  opt.use_cache = true;
+  t0 = std::chrono::steady_clock::now();
+  const std::vector<int32_t> bf16 = generate(model, prompt, opt, rng);
+  const double bf16_s = seconds_since(t0) - prefill;
+  size_t agree = 0;
+  while (agree < bf16.size() && bf16[agree] == cached[agree]) ++agree;
+  const double bf16_bound = 2.0 * triad * 1e9 / weight_bytes;
+  std::printf(
+      "tinylm   bf16 decode weights: KV cache %.1f tokens/s (%.1f ms/token) = %.0f%% of the bf16 "
+      "bound %.1f tokens/s; greedy ids equal to fp32 for the first %zu of %zu positions\n",
+      n_new / bf16_s, bf16_s * 1000 / n_new, 100.0 * (n_new / bf16_s) / bf16_bound, bf16_bound,
+      agree, bf16.size());
   return same ? 0 : 1;
 }

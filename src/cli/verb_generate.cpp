@@ -40,7 +40,7 @@ int run_generate(int argc, char** argv) {
   std::string model_dir, prompt_ids, prompt_text, vocab_dir = default_gpt2_dir();
   GenerateOptions opts;
   uint64_t seed = 1337;
-  bool print_ids = false;
+  bool print_ids = false, bf16 = false;
   app.add_option("--model", model_dir, "model folder (config.json + model.safetensors)")->required();
   auto* text_opt = app.add_option("--prompt", prompt_text, "prompt text (GPT-2 BPE)");
   app.add_option("--prompt-ids", prompt_ids, "prompt as comma-separated token ids")->excludes(text_opt);
@@ -52,6 +52,9 @@ int run_generate(int argc, char** argv) {
   app.add_option("--top-p", opts.sampling.top_p, "nucleus sampling threshold")->capture_default_str();
   app.add_option("--seed", seed, "random seed for sampling")->capture_default_str()->check(kSeed);
   app.add_flag("--print-ids", print_ids, "also print the generated ids, comma-separated, on one line");
+  app.add_flag("--bf16", bf16,
+               "decode with bf16 copies of the weights (half the memory traffic; the products "
+               "stay float32; the prompt uses the float32 weights)");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
   validate(opts.sampling);
@@ -68,6 +71,7 @@ int run_generate(int argc, char** argv) {
             "--prompt-ids: id " + std::to_string(id) + " is outside the vocabulary (" +
                 std::to_string(model->config().vocab_size) + " tokens)");
   if (tok) opts.stop_id = -1;  // GPT-2 generation goes on past <|endoftext|> unless asked
+  if (bf16) model->set_bf16_decode(true);
   Rng rng(seed);
   const std::vector<int32_t> out = generate(*model, prompt, opts, rng);
   if (tok && tok->vocab_size() == model->config().vocab_size) {

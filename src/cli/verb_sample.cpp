@@ -76,6 +76,10 @@ int run_sample(int argc, char** argv) {
   app.add_option("--seed", seed, "random seed")->capture_default_str()->check(kSeed);
   app.add_option("--stop", stop, "stop when this text is generated (it is not printed)");
   app.add_flag("--no-cache", no_cache, "recompute the whole context at every step (no KV cache)");
+  bool bf16 = false;
+  app.add_flag("--bf16", bf16,
+               "decode with bf16 copies of the weights (half the memory traffic; the products "
+               "stay float32; the prompt uses the float32 weights)");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   require(!run.empty() || !checkpoint.empty(), "give --run RUN_DIR or --checkpoint FILE");
   require(opts.max_new_tokens >= 0 && opts.max_new_tokens <= kMaxNewTokens,
@@ -84,6 +88,7 @@ int run_sample(int argc, char** argv) {
   opts.use_cache = !no_cache;
 
   LoadedRun loaded = load_run(run.empty() ? checkpoint : run);
+  if (bf16) loaded.model->set_bf16_decode(true);
   std::vector<int32_t> ids = loaded.tokenizer->encode(prompt);
   require(!ids.empty(), "--prompt is empty after tokenization");
   opts.stop_id = loaded.tokenizer->eot_id();

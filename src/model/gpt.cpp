@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "nn/init.h"
+#include "ops/bf16.h"
 #include "ops/cross_entropy.h"
 #include "ops/matmul.h"
 #include "util/error.h"
@@ -90,10 +91,24 @@ Tensor GPT::forward_cached(const int32_t* ids, int64_t Tn, KVCache& cache) {
   std::copy(x.data() + (Tn - 1) * C, x.data() + Tn * C, last.data());
   const Tensor normed = ln_f.forward(last);
   Tensor logits = Tensor::empty({V});
-  ops::linear_forward(normed.data(), head_weight().value.data(),
-                      config_.head_bias ? lm_head_bias.value.data() : nullptr, logits.data(), 1,
-                      C, V);
+  const float* bias = config_.head_bias ? lm_head_bias.value.data() : nullptr;
+  if (Tn == 1 && !head_bf16_.empty())
+    ops::linear_forward_bf16(normed.data(), head_bf16_.data(), bias, logits.data(), 1, C, V);
+  else
+    ops::linear_forward(normed.data(), head_weight().value.data(), bias, logits.data(), 1, C, V);
   return logits;
+}
+
+void GPT::set_bf16_decode(bool on) {
+  for (auto& block : h)
+    for (nn::Linear* l : {&block.attn.c_attn, &block.attn.c_proj, &block.mlp.c_fc, &block.mlp.c_proj})
+      l->set_bf16_weights(on);
+  head_bf16_.clear();
+  head_bf16_.shrink_to_fit();
+  if (!on) return;
+  const Tensor& w = head_weight().value;
+  head_bf16_.resize(static_cast<size_t>(w.numel()));
+  ops::to_bf16(w.data(), head_bf16_.data(), w.numel());
 }
 
 double GPT::forward_loss(const int32_t* ids, const int32_t* targets, int64_t B, int64_t T,

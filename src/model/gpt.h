@@ -51,6 +51,11 @@ class GPT {
   // Inference with a KV cache (batch 1): ids [Tn] are positions cache.pos .. +Tn-1.
   // Returns the logits of the last of them [V] and advances cache.pos by Tn.
   Tensor forward_cached(const int32_t* ids, int64_t Tn, KVCache& cache);
+  // Decode steps (one new token) read bf16 copies of the linear layers' and the head's
+  // weights (ops/bf16.h: half the bytes of a bandwidth-bound step; products in float32).
+  // The prompt, training and evaluation keep the float32 weights. For inference: call it
+  // after the weights are final (the copies are not updated). false drops the copies.
+  void set_bf16_decode(bool on);
 
   // forward, then the mean cross-entropy against targets [B, T] (ops::kIgnoreIndex
   // entries are skipped). Keeps d(loss)/d(logits) for backward().
@@ -82,6 +87,7 @@ class GPT {
   GPTConfig config_;
   nn::Dropout embd_drop_;
   int64_t B_ = 0, T_ = 0;
+  std::vector<uint16_t> head_bf16_;  // [V, C], empty unless set_bf16_decode(true)
   Tensor x0_, xf_, logits_, dlogits_, dxf_, dtok_, dpos_;
 };
 

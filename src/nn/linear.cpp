@@ -1,6 +1,7 @@
 #include "nn/linear.h"
 
 #include "nn/init.h"
+#include "ops/bf16.h"
 #include "ops/matmul.h"
 #include "util/error.h"
 
@@ -28,10 +29,21 @@ Tensor Linear::forward(const Tensor& x) {
   x_ = x;
   const int64_t n = x.numel() / in_;
   y_.ensure_shape(with_last_dim(x.shape(), out_));
-  ops::linear_forward(x.data(), weight.value.data(), has_bias_ ? bias.value.data() : nullptr,
-                      y_.data(), n, in_, out_);
+  const float* b = has_bias_ ? bias.value.data() : nullptr;
+  if (n == 1 && !weight_bf16_.empty())
+    ops::linear_forward_bf16(x.data(), weight_bf16_.data(), b, y_.data(), n, in_, out_);
+  else
+    ops::linear_forward(x.data(), weight.value.data(), b, y_.data(), n, in_, out_);
   if (adapter) adapter->forward_add(x.data(), y_.data(), n);
   return y_;
+}
+
+void Linear::set_bf16_weights(bool on) {
+  weight_bf16_.clear();
+  weight_bf16_.shrink_to_fit();
+  if (!on) return;
+  weight_bf16_.resize(static_cast<size_t>(weight.value.numel()));
+  ops::to_bf16(weight.value.data(), weight_bf16_.data(), weight.value.numel());
 }
 
 Tensor Linear::backward(const Tensor& dy) {

@@ -7,6 +7,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "nn/context.h"
 #include "nn/linear_adapter.h"
@@ -20,6 +21,12 @@ class Linear {
   Linear(int64_t in, int64_t out, bool bias);
 
   Tensor forward(const Tensor& x);
+  // Keeps a bf16 copy of the weight (ops/bf16.h) that forward then reads for a single
+  // input row (decoding one token, bandwidth-bound); several rows still use the float32
+  // weight. For inference only: the copy is not updated when the weight changes.
+  // set_bf16_weights(false) drops it.
+  void set_bf16_weights(bool on);
+  bool has_bf16_weights() const { return !weight_bf16_.empty(); }
   Tensor backward(const Tensor& dy);
   void init(Rng& rng, float std);
   void parameters(ParameterList& list, const std::string& prefix);
@@ -35,6 +42,7 @@ class Linear {
  private:
   int64_t in_ = 0, out_ = 0;
   bool has_bias_ = false;
+  std::vector<uint16_t> weight_bf16_;  // [out, in], empty unless set_bf16_weights(true)
   Tensor x_;      // saved input
   Tensor y_, dx_;  // reused output buffers
 };

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "model/hf_gpt2.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -52,6 +53,42 @@ TEST(Generate, CachedLogitsMatchFullForward) {
   for (int64_t t = 3; t < 8; ++t) {
     const Tensor last = model.forward_cached(ids.data() + t, 1, cache);
     for (int64_t v = 0; v < 17; ++v) EXPECT_NEAR(last[v], full[t * 17 + v], 1e-5);
+  }
+}
+
+// bf16 decode weights: the prompt (several positions) is computed exactly as before, each
+// decode step's logits stay within 1 % (relative L2) of the float32 ones on the GPT-2
+// fixture's weights, and dropping the copies gives the float32 results back bit for bit.
+TEST(Generate, Bf16DecodeStaysCloseToFloat32) {
+  std::unique_ptr<GPT> model =
+      load_hf_gpt2(std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-tiny");
+  const int64_t V = model->config().vocab_size;
+  const std::vector<int32_t> ids = {464, 2068, 7586, 21831, 18045, 625, 262, 16931, 3290, 13};
+  const auto decode = [&](std::vector<std::vector<float>>& steps) {
+    KVCache cache(model->config());
+    const Tensor prompt = model->forward_cached(ids.data(), 4, cache);
+    steps.emplace_back(prompt.data(), prompt.data() + V);
+    for (size_t t = 4; t < ids.size(); ++t) {
+      const Tensor logits = model->forward_cached(ids.data() + t, 1, cache);
+      steps.emplace_back(logits.data(), logits.data() + V);
+    }
+  };
+  std::vector<std::vector<float>> f32, bf16, back;
+  decode(f32);
+  model->set_bf16_decode(true);
+  decode(bf16);
+  model->set_bf16_decode(false);
+  decode(back);
+  EXPECT_EQ(back, f32);
+  EXPECT_EQ(bf16[0], f32[0]);  // the prompt keeps the float32 weights
+  for (size_t s = 1; s < f32.size(); ++s) {
+    double diff = 0, norm = 0;
+    for (int64_t v = 0; v < V; ++v) {
+      diff += std::pow(static_cast<double>(bf16[s][v]) - f32[s][v], 2);
+      norm += std::pow(static_cast<double>(f32[s][v]), 2);
+    }
+    EXPECT_GT(diff, 0) << "step " << s << " did not use the bf16 weights";
+    EXPECT_LT(std::sqrt(diff / norm), 1e-2) << "step " << s;
   }
 }
 

@@ -1,0 +1,18 @@
+// bf16 weights, reference version: naive loops, double sums of the widened weights.
+#include "ops/bf16.h"
+
+namespace tinylm::ops::ref {
+
+void linear_forward_bf16(const float* x, const uint16_t* W, const float* b, float* y, int64_t N,
+                         int64_t C, int64_t OC) {
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t o = 0; o < OC; ++o) {
+      double sum = b ? b[o] : 0.0;
+      for (int64_t i = 0; i < C; ++i)
+        sum += static_cast<double>(bf16_to_float(W[o * C + i])) * x[n * C + i];
+      y[n * OC + o] = static_cast<float>(sum);
+    }
+  }
+}
+
+}  // namespace tinylm::ops::ref

@@ -36,7 +36,8 @@ void GPTConfig::validate() const {
                                        std::to_string(vocab_size));
   // The parameter count must fit 64-bit arithmetic (then every count derived from it
   // does): an upper bound of it, computed with checked operations.
-  const int64_t C = d_model, F = ffn_hidden();
+  const int64_t C = d_model;
+  const int64_t F = d_ff > 0 ? d_ff : checked_mul(4, C, "model.d_model");  // ffn_hidden(), checked
   const int64_t per_block = checked_add(
       checked_mul(checked_mul(4, C, "model.d_model"), C, "model.d_model"),
       checked_mul(checked_mul(2, C, "model.d_model"), checked_add(F, 8, "model.d_ff"),

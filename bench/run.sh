@@ -23,10 +23,10 @@ compare() {  # title, our program, PyTorch's script, then the flags both take. P
              # runs with 1 and 2 threads; the faster counts.
   local title=$1 ours_bin=$2 torch_py=$3; shift 3
   echo "== $title"
-  local ours torch1 torch2
-  ours=$("$BUILD/$ours_bin" "$@" | tee /dev/stderr | ms_per_step)
-  torch1=$("$PY" "bench/$torch_py" "$@" --threads 1 | tee /dev/stderr | ms_per_step)
-  torch2=$("$PY" "bench/$torch_py" "$@" --threads 2 | tee /dev/stderr | ms_per_step)
+  local out ours torch1 torch2  # each line printed as it is, then its ms/step kept
+  out=$("$BUILD/$ours_bin" "$@"); echo "$out"; ours=$(ms_per_step <<< "$out")
+  out=$("$PY" "bench/$torch_py" "$@" --threads 1); echo "$out"; torch1=$(ms_per_step <<< "$out")
+  out=$("$PY" "bench/$torch_py" "$@" --threads 2); echo "$out"; torch2=$(ms_per_step <<< "$out")
   awk -v a="$ours" -v b="$torch1" -v c="$torch2" 'BEGIN {
     best = (b < c) ? b : c; t = (b < c) ? 1 : 2;
     printf "ratio   tinylm %.1f ms vs PyTorch at its best (%d threads) %.1f ms: %.2fx\n", a, t, best, best / a }'

@@ -181,7 +181,10 @@ Tensor MultiHeadAttention::forward_cached(const Tensor& x, Tensor& k_cache, Tens
   Tensor y = Tensor::empty({H, Tn, dh}), att = Tensor::empty({H, Tn, Tk});
   ops::AttentionMask mask;
   mask.causal = true;  // query i (position pos+i) sees keys 0 .. pos+i
-  for (int64_t h = 0; h < H; ++h) {  // one set per head: the cache rows are max_len apart
+  // One set per head (the cache rows are max_len apart), heads spread over the threads: one
+  // parallel region per layer, each head's small products single-threaded inside it.
+#pragma omp parallel for schedule(static)
+  for (int64_t h = 0; h < H; ++h) {
     ops::attention_forward(q.data() + h * Tn * dh, k_cache.data() + h * max_len * dh,
                            v_cache.data() + h * max_len * dh, y.data() + h * Tn * dh,
                            att.data() + h * Tn * Tk, {1, Tn, Tk, dh, dh}, scale(), mask);

@@ -30,7 +30,7 @@ void SequenceClassifier::init_head(Rng& rng, float std) {
 Tensor SequenceClassifier::forward(const int32_t* ids, int64_t B, int64_t T,
                                    const nn::Context& ctx) {
   const int64_t C = body_->config().d_model;
-  if (lora_) lora_->set_training(ctx.training);  // adapter dropout only when training
+  if (lora_) lora_->set_dropout_rng(ctx.training ? ctx.rng : nullptr);  // training only
   const Tensor hidden = body_->forward_hidden(ids, B, T, ctx);  // [B, T, C]
   ids_.assign(ids, ids + B * T);
   B_ = B, T_ = T;

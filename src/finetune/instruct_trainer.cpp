@@ -140,10 +140,10 @@ int finetune_instruct(const FinetuneConfig& config_in, const FinetuneOptions& op
   };
   task.train_batch = [&](const std::vector<int64_t>& idx, const nn::Context& ctx, int64_t* tokens) {
     const Batch b = collate_instructions(data.train.encoded, idx, collate);
-    if (lora) lora->set_training(ctx.training);  // adapter dropout in training batches only
+    if (lora) lora->set_dropout_rng(ctx.training ? ctx.rng : nullptr);  // training only
     const double loss = model.forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T, ctx);
     model.backward();
-    if (lora) lora->set_training(false);
+    if (lora) lora->set_dropout_rng(nullptr);
     *tokens = b.B * b.T;
     return loss;
   };

@@ -14,16 +14,14 @@ float LoraConfig::scaling() const {
   return rslora ? alpha / std::sqrt(static_cast<float>(r)) : alpha / static_cast<float>(r);
 }
 
-LoraAdapter::LoraAdapter(int64_t in, int64_t out, int64_t r, float scaling, float dropout,
-                         uint64_t seed)
+LoraAdapter::LoraAdapter(int64_t in, int64_t out, int64_t r, float scaling, float dropout)
     : A({r, in}, /*decay=*/true),
       B({out, r}, /*decay=*/true),
       in_(in),
       out_(out),
       r_(r),
       scaling_(scaling),
-      dropout_(dropout),
-      rng_(seed) {}
+      dropout_(dropout) {}
 
 void LoraAdapter::init(Rng& rng) {
   // kaiming_uniform_(a=sqrt(5)): gain sqrt(2 / (1 + 5)), bound gain * sqrt(3 / fan_in)
@@ -35,12 +33,12 @@ void LoraAdapter::init(Rng& rng) {
 void LoraAdapter::forward_add(const float* x, float* y, int64_t N) {
   const float* xin = x;
   keep_.clear();
-  if (training_ && dropout_ > 0.0f) {  // inverted dropout on the adapter's input only
+  if (rng_ && dropout_ > 0.0f) {  // inverted dropout on the adapter's input only
     xd_.ensure_shape({N, in_});
     keep_.resize(N * in_);
     const float scale = 1.0f / (1.0f - dropout_);
     for (int64_t i = 0; i < N * in_; ++i) {
-      keep_[i] = rng_.uniform() >= dropout_;
+      keep_[i] = rng_->uniform() >= dropout_;
       xd_[i] = keep_[i] ? x[i] * scale : 0.0f;
     }
     xin = xd_.data();
@@ -165,7 +163,7 @@ LoraSet::LoraSet(GPT& body, nn::Linear* head, const LoraConfig& config,
     require(config.r > 0 && config.r <= std::max(t.in, t.out),
             "lora.r = " + std::to_string(config.r) + " does not fit " + t.module);
     auto adapter = std::make_shared<LoraAdapter>(t.in, t.out, config.r, config.scaling(),
-                                                 config.dropout, rng.next_u64());
+                                                 config.dropout);
     adapter->init(rng);
     linear->adapter = adapter;
     attached_.push_back({t, linear, adapter});
@@ -192,8 +190,8 @@ int64_t LoraSet::num_parameters() {
   return n;
 }
 
-void LoraSet::set_training(bool on) {
-  for (auto& a : attached_) a.adapter->set_training(on);
+void LoraSet::set_dropout_rng(Rng* rng) {
+  for (auto& a : attached_) a.adapter->set_dropout_rng(rng);
 }
 
 void LoraSet::merge() {

@@ -34,14 +34,15 @@ struct LoraConfig {
 //   backward_add: dy [N, out] -> dB += s dy^T u, dA += (s dy B)^T drop(x), dx += drop'(s dy B A)
 class LoraAdapter : public nn::LinearAdapter {
  public:
-  LoraAdapter(int64_t in, int64_t out, int64_t r, float scaling, float dropout, uint64_t seed);
+  LoraAdapter(int64_t in, int64_t out, int64_t r, float scaling, float dropout);
 
   void forward_add(const float* x, float* y, int64_t N) override;
   void backward_add(const float* x, const float* dy, float* dx, int64_t N) override;
   // PEFT's init: A Kaiming-uniform (bound 1/sqrt(in)), B zeros.
   void init(Rng& rng);
-  // Dropout is applied only in training mode (set by LoraSet::set_training).
-  void set_training(bool on) { training_ = on; }
+  // Dropout draws from `rng` (the run's dropout generator, which checkpoints keep, so a
+  // resumed run draws the same masks); nullptr: no dropout (evaluation).
+  void set_dropout_rng(Rng* rng) { rng_ = rng; }
 
   Parameter A;  // lora_A.weight [r, in]
   Parameter B;  // lora_B.weight [out, r]
@@ -53,8 +54,7 @@ class LoraAdapter : public nn::LinearAdapter {
  private:
   int64_t in_, out_, r_;
   float scaling_, dropout_;
-  bool training_ = false;
-  Rng rng_;
+  Rng* rng_ = nullptr;
   Tensor xd_, u_, du_, dxd_;
   std::vector<uint8_t> keep_;  // dropout mask of the last training forward
 };
@@ -92,7 +92,9 @@ class LoraSet {
   ParameterList parameters();
   int64_t num_parameters();
   const LoraConfig& config() const { return config_; }
-  void set_training(bool on);
+  // Training forwards pass the run's dropout generator (nn::Context::rng), evaluation
+  // nullptr: adapter dropout applies only in training.
+  void set_dropout_rng(Rng* rng);
 
   // Folds every adapter into its base weight (W += s B A) and detaches them; the set
   // is empty afterwards.

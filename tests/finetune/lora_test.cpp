@@ -150,9 +150,10 @@ TEST(Lora, DropoutOnlyWhenTraining) {
   for (const auto& p : lora.parameters())
     p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.5f));
   const Tensor eval1 = model->forward(kIds.data(), 2, 5).clone();
-  lora.set_training(true);
+  Rng dropout_rng(3);
+  lora.set_dropout_rng(&dropout_rng);
   const Tensor train = model->forward(kIds.data(), 2, 5).clone();
-  lora.set_training(false);
+  lora.set_dropout_rng(nullptr);
   const Tensor eval2 = model->forward(kIds.data(), 2, 5);
   double diff = 0;
   for (int64_t i = 0; i < eval1.numel(); ++i) {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "finetune/lora.h"
+#include "lora/lora.h"
 #include "finetune/pooling.h"
 #include "finetune/trainable.h"
 #include "model/gpt.h"

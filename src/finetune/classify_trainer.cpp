@@ -5,11 +5,11 @@
 #include <filesystem>
 
 #include "data/classification_dataset.h"
-#include "finetune/base_model.h"
+#include "train/base_model.h"
 #include "finetune/classify_run.h"
 #include "finetune/hf_classifier.h"
 #include "finetune/loop.h"
-#include "finetune/peft.h"
+#include "lora/peft.h"
 #include "finetune/run_folder.h"
 #include "report/text_table.h"
 #include "tensor/threads.h"

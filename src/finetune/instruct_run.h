@@ -8,7 +8,7 @@
 #include "data/instruction_collate.h"
 #include "data/instruction_data.h"
 #include "finetune/finetune_config.h"
-#include "finetune/lora.h"
+#include "lora/lora.h"
 #include "model/gpt.h"
 #include "tokenizer/tokenizer.h"
 

@@ -8,11 +8,11 @@
 
 #include "data/instruction_collate.h"
 #include "data/instruction_data.h"
-#include "finetune/base_model.h"
+#include "train/base_model.h"
 #include "finetune/instruct_run.h"
 #include "finetune/lm_trainable.h"
 #include "finetune/loop.h"
-#include "finetune/peft.h"
+#include "lora/peft.h"
 #include "finetune/respond.h"
 #include "finetune/run_folder.h"
 #include "finetune/trainable.h"

@@ -12,7 +12,7 @@
 #include <memory>
 
 #include "finetune/finetune_config.h"
-#include "finetune/lora.h"
+#include "lora/lora.h"
 #include "model/gpt.h"
 #include "util/rng.h"
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "finetune/hf_classifier.h"
-#include "finetune/peft.h"
+#include "lora/peft.h"
 #include "model/hf_gpt2.h"
 #include "train/run_model.h"
 #include "util/error.h"

@@ -70,21 +70,4 @@ void train_only(const ParameterList& params, const std::vector<std::string>& nam
   for (const auto& p : params) p.param->set_trainable(wanted.count(p.name) > 0);
 }
 
-ParameterCounts count_parameters(const ParameterList& params) {
-  ParameterCounts c;
-  std::set<const Parameter*> seen;  // a tied tensor counts once
-  for (const auto& p : params) {
-    if (!seen.insert(p.param).second) continue;
-    (p.param->trainable() ? c.trainable : c.frozen) += p.param->value.numel();
-  }
-  return c;
-}
-
-ParameterList trainable_only(const ParameterList& params) {
-  ParameterList out;
-  for (const auto& p : params)
-    if (p.param->trainable()) out.push_back(p);
-  return out;
-}
-
 }  // namespace tinylm::finetune

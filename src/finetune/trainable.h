@@ -34,12 +34,4 @@ void apply_trainable(GPT& body, const ParameterList& head, const TrainableSet& s
 void train_only(const ParameterList& params, const std::vector<std::string>& names,
                 const std::string& what);
 
-struct ParameterCounts {
-  int64_t trainable = 0, frozen = 0;
-};
-ParameterCounts count_parameters(const ParameterList& params);
-
-// The parameters that currently train (what AdamW and gradient clipping work on).
-ParameterList trainable_only(const ParameterList& params);
-
 }  // namespace tinylm::finetune

@@ -4,7 +4,7 @@
 #include <limits>
 #include <set>
 
-#include "finetune/peft.h"
+#include "lora/peft.h"
 #include "finetune/trainable.h"
 #include "finetune/verify_util.h"
 #include "model/hf_gpt2.h"

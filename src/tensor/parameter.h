@@ -37,4 +37,13 @@ struct NamedParameter {
 };
 using ParameterList = std::vector<NamedParameter>;
 
+// Elements that train and that are frozen (a tensor listed twice, as a tied head, once).
+struct ParameterCounts {
+  int64_t trainable = 0, frozen = 0;
+};
+ParameterCounts count_parameters(const ParameterList& params);
+
+// The parameters that currently train (what AdamW and gradient clipping work on).
+ParameterList trainable_only(const ParameterList& params);
+
 }  // namespace tinylm

@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "common/input_error.h"
-#include "finetune/base_model.h"
+#include "train/base_model.h"
 #include "finetune/classify_run.h"
 #include "finetune/finetune_config.h"
 #include "finetune/finetune_test_util.h"

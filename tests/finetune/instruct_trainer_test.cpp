@@ -11,11 +11,11 @@
 
 #include "common/input_error.h"
 #include "finetune/finetune_config.h"
-#include "finetune/base_model.h"
+#include "train/base_model.h"
 #include "finetune/finetune_test_util.h"
 #include "finetune/instruct_run.h"
 #include "finetune/lm_trainable.h"
-#include "finetune/lora.h"
+#include "lora/lora.h"
 #include "finetune/respond.h"
 #include "io/safetensors.h"
 #include "util/files.h"

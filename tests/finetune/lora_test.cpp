@@ -1,7 +1,7 @@
 // LoRA: parameter counts, PEFT's initialisation, gradients against finite differences
 // with the base frozen, dropout, merge, PEFT folders in and out, bad adapters, and the
 // gpt2-micro-lora fixture through verify_lora.
-#include "finetune/lora.h"
+#include "lora/lora.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include "finetune/classifier.h"
 #include "finetune/hf_classifier.h"
 #include "finetune/merge.h"
-#include "finetune/peft.h"
+#include "lora/peft.h"
 #include "finetune/verify_lora.h"
 #include "io/safetensors.h"
 #include "util/files.h"

@@ -13,9 +13,9 @@
 #include <memory>
 #include <string>
 
-#include "finetune/lora.h"
+#include "lora/lora.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 
 struct PeftInfo {
   std::string task_type = "CAUSAL_LM";  // SEQ_CLS for a classifier
@@ -35,4 +35,4 @@ void save_peft_adapter(LoraSet& lora, const std::string& dir, const PeftInfo& in
 // A saved head (base_model.model.score.weight) is copied into head->weight.
 std::unique_ptr<LoraSet> load_peft_adapter(GPT& body, nn::Linear* head, const std::string& dir);
 
-}  // namespace tinylm::finetune
+}  // namespace tinylm

@@ -17,7 +17,7 @@
 #include "model/gpt.h"
 #include "tokenizer/tokenizer.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 
 struct BaseModel {
   std::unique_ptr<GPT> model;
@@ -31,4 +31,4 @@ BaseModel load_base_model(const std::string& src, const nlohmann::json& model_ov
 // The same model with another dropout (weights copied); the model itself when unchanged.
 std::unique_ptr<GPT> with_dropout(std::unique_ptr<GPT> model, double dropout);
 
-}  // namespace tinylm::finetune
+}  // namespace tinylm

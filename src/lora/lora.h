@@ -17,7 +17,7 @@
 #include "model/gpt.h"
 #include "nn/linear.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 
 struct LoraConfig {
   int64_t r = 8;
@@ -117,4 +117,4 @@ nn::Linear* find_linear(GPT& body, nn::Linear* head, const std::string& module);
 // The names of every linear layer LoRA can adapt, in model order.
 std::vector<std::string> adaptable_modules(GPT& body, nn::Linear* head);
 
-}  // namespace tinylm::finetune
+}  // namespace tinylm

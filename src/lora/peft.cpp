@@ -1,5 +1,5 @@
 // PEFT LoRA folders in and out (see peft.h).
-#include "finetune/peft.h"
+#include "lora/peft.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -8,13 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "finetune/verify_util.h"
+#include "tensor/tensor.h"
 #include "io/safetensors.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/json_read.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 
 namespace {
 
@@ -182,4 +182,4 @@ std::unique_ptr<LoraSet> load_peft_adapter(GPT& body, nn::Linear* head, const st
   return set;
 }
 
-}  // namespace tinylm::finetune
+}  // namespace tinylm

@@ -1,4 +1,5 @@
-#include "finetune/base_model.h"
+// Where a run's starting weights come from (see base_model.h).
+#include "train/base_model.h"
 
 #include <filesystem>
 
@@ -9,7 +10,7 @@
 #include "util/files.h"
 #include "util/rng.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 
 std::unique_ptr<GPT> with_dropout(std::unique_ptr<GPT> model, double dropout) {
   GPTConfig c = model->config();
@@ -69,4 +70,4 @@ BaseModel load_base_model(const std::string& src, const nlohmann::json& model_ov
   return base;
 }
 
-}  // namespace tinylm::finetune
+}  // namespace tinylm

@@ -1,5 +1,5 @@
 // LoRA adapters: the branch's forward/backward, target selection, attach, merge.
-#include "finetune/lora.h"
+#include "lora/lora.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include "ops/matmul.h"
 #include "util/error.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 
 float LoraConfig::scaling() const {
   return rslora ? alpha / std::sqrt(static_cast<float>(r)) : alpha / static_cast<float>(r);
@@ -205,4 +205,4 @@ void LoraSet::merge() {
   attached_.clear();
 }
 
-}  // namespace tinylm::finetune
+}  // namespace tinylm

@@ -80,7 +80,7 @@ int finetune_instruct(const FinetuneConfig& config_in, const FinetuneOptions& op
 
   Rng lora_rng(f.seed + 3);
   const std::unique_ptr<LoraSet> lora = set_lm_trainable(model, c, lora_rng);  // before `base` goes
-  const ParameterList params = lm_parameters(model, lora.get());
+  const ParameterList params = with_adapters(model, lora.get());
   const ParameterCounts counts = count_parameters(params);
   set_decay(params, f.decay_all);
   AdamW opt(params, AdamWConfig{static_cast<float>(f.lr), static_cast<float>(f.beta1),

@@ -34,11 +34,4 @@ std::unique_ptr<LoraSet> set_lm_trainable(GPT& model, const FinetuneConfig& conf
   return lora;
 }
 
-ParameterList lm_parameters(GPT& model, LoraSet* lora) {
-  ParameterList list = model.parameters();
-  if (lora)
-    for (const auto& p : lora->parameters()) list.push_back(p);
-  return list;
-}
-
 }  // namespace tinylm::finetune

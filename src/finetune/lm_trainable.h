@@ -27,7 +27,4 @@ LoraConfig lora_config(const LoraSettings& settings);
 // take (head with a tied head, last:N beyond the blocks, a LoRA target on the LM head).
 std::unique_ptr<LoraSet> set_lm_trainable(GPT& model, const FinetuneConfig& config, Rng& rng);
 
-// The model's parameters, then the adapters' (frozen ones included).
-ParameterList lm_parameters(GPT& model, LoraSet* lora);
-
 }  // namespace tinylm::finetune

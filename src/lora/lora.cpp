@@ -194,6 +194,13 @@ void LoraSet::set_dropout_rng(Rng* rng) {
   for (auto& a : attached_) a.adapter->set_dropout_rng(rng);
 }
 
+ParameterList with_adapters(GPT& model, LoraSet* lora) {
+  ParameterList params = model.parameters();
+  if (lora)
+    for (const auto& p : lora->parameters()) params.push_back(p);
+  return params;
+}
+
 void LoraSet::merge() {
   for (auto& a : attached_) {
     // W [out, in] += s B [out, r] @ A [r, in]

@@ -68,7 +68,8 @@ struct LoraTarget {
 
 // Every linear layer of a model with this config that the targets select (in model
 // order); head_out is the classification head's output size (0: no head). InputError
-// for an unknown target, a target that selects nothing, r <= 0 or r > min(in, out).
+// for an unknown target, a target that selects nothing, r <= 0 or r > max(in, out)
+// (docs/finetune.md: a rank above min(in, out) is allowed, as the course does).
 std::vector<LoraTarget> lora_targets(const GPTConfig& config, int64_t head_out,
                                      const LoraConfig& lora);
 // Number of LoRA parameters, computed from the config alone: sum of r * (in + out).
@@ -111,6 +112,10 @@ class LoraSet {
   LoraConfig config_;
   std::vector<Attached> attached_;
 };
+
+// The model's parameters, then the adapters' (lora may be null): what a language model's
+// optimizer and checkpoints cover when it carries adapters.
+ParameterList with_adapters(GPT& model, LoraSet* lora);
 
 // The linear layers of `body` (and the head) by Hugging Face module name (null if none).
 nn::Linear* find_linear(GPT& body, nn::Linear* head, const std::string& module);

@@ -8,10 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "tensor/tensor.h"
 #include "io/safetensors.h"
+#include "tensor/tensor.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/float_text.h"
 #include "util/json_read.h"
 
 namespace tinylm {
@@ -48,8 +49,8 @@ void save_peft_adapter(LoraSet& lora, const std::string& dir, const PeftInfo& in
       {"peft_type", "LORA"},
       {"task_type", info.task_type},
       {"r", c.r},
-      {"lora_alpha", c.alpha},
-      {"lora_dropout", c.dropout},
+      {"lora_alpha", shortest_decimal(c.alpha)},
+      {"lora_dropout", shortest_decimal(c.dropout)},
       {"target_modules", targets},
       {"fan_in_fan_out", true},
       {"bias", "none"},

@@ -31,7 +31,7 @@ void save_peft_adapter(LoraSet& lora, const std::string& dir, const PeftInfo& in
 // the field or tensor) for: a config that is not LORA or uses what tinylm does not
 // implement (DoRA, bias other than "none", rank or alpha patterns), r <= 0, a tensor
 // for a module the base does not have or that no target names, a target that names no
-// tensor, missing A or B, shapes that do not match the base, r > min(in, out).
+// tensor, missing A or B, shapes that do not match the base, r > max(in, out).
 // A saved head (base_model.model.score.weight) is copied into head->weight.
 std::unique_ptr<LoraSet> load_peft_adapter(GPT& body, nn::Linear* head, const std::string& dir);
 

@@ -1,6 +1,7 @@
 // Where a run's starting weights come from (see base_model.h).
 #include "train/base_model.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "model/hf_gpt2.h"
@@ -24,8 +25,8 @@ std::unique_ptr<GPT> with_dropout(std::unique_ptr<GPT> model, double dropout) {
 }
 
 BaseModel load_base_model(const std::string& src, const nlohmann::json& model_overrides,
-                          double dropout, uint64_t seed) {
-  require(!src.empty(), "--base: no base model given");
+                          double dropout, uint64_t seed, const std::string& option) {
+  require(!src.empty(), option + ": no base model given");
   BaseModel base;
   const bool is_dir = std::filesystem::is_directory(src);
   const bool has_overrides = model_overrides.is_object() && !model_overrides.empty();
@@ -41,7 +42,7 @@ BaseModel load_base_model(const std::string& src, const nlohmann::json& model_ov
     base.tokenizer = std::move(run.tokenizer);
     base.kind = "run";
   } else if (is_dir || file_exists(src)) {
-    throw InputError("--base " + src +
+    throw InputError(option + " " + src +
                      ": neither a Hugging Face GPT-2 folder (config.json + model.safetensors) "
                      "nor a tinylm run folder (last.safetensors)");
   } else {
@@ -51,7 +52,7 @@ BaseModel load_base_model(const std::string& src, const nlohmann::json& model_ov
     try {
       c = GPTConfig::from_json(shape, "model.");
     } catch (const InputError& e) {
-      throw InputError("--base " + src + ": not a folder, and " + e.what());
+      throw InputError(option + " " + src + ": not a folder, and " + e.what());
     }
     c.validate();
     base.model = std::make_unique<GPT>(c);
@@ -63,11 +64,46 @@ BaseModel load_base_model(const std::string& src, const nlohmann::json& model_ov
   require(!has_overrides || base.kind == "preset",
           "the config's \"model\" section applies only to a preset base, not to " + src);
   const int64_t vocab = base.model->config().vocab_size, ids = base.tokenizer->vocab_size();
-  require(ids <= vocab, "--base " + src + ": the model has " + std::to_string(vocab) +
+  require(ids <= vocab, option + " " + src + ": the model has " + std::to_string(vocab) +
                             " token embeddings but its tokenizer (" + base.tokenizer->kind() +
                             ") has " + std::to_string(ids) + " ids");
   base.model = with_dropout(std::move(base.model), dropout);
   return base;
+}
+
+GPTConfig config_from_base(const GPTConfig& user, const GPTConfig& base, const std::string& what) {
+  const nlohmann::json mine = user.to_json(), theirs = base.to_json(),
+                       defaults = GPTConfig{}.to_json();
+  for (const auto& [key, value] : mine.items()) {
+    if (key == "dropout" || key == "attn_dropout" || key == "block_size") continue;
+    if (value == defaults[key] || value == theirs[key]) continue;
+    throw InputError("model." + key + " is " + value.dump() + " but " + what + " has " +
+                     theirs[key].dump() +
+                     " (with train.init_from the model's shape comes from there; \"model\" may "
+                     "set only dropout, attn_dropout and a smaller block_size)");
+  }
+  require(user.block_size <= base.block_size,
+          "model.block_size is " + std::to_string(user.block_size) + " but " + what +
+              " has positions for only " + std::to_string(base.block_size));
+  GPTConfig c = base;
+  if (user.block_size > 0) c.block_size = user.block_size;
+  c.dropout = user.dropout;
+  c.attn_dropout = user.attn_dropout;
+  return c;
+}
+
+void copy_base_weights(GPT& from, GPT& to) {
+  ParameterList src = from.parameters(), dst = to.parameters();
+  require(src.size() == dst.size(), "copy_base_weights: the models have different parameters");
+  for (size_t i = 0; i < src.size(); ++i) {
+    const Tensor& a = src[i].param->value;
+    Tensor& b = dst[i].param->value;
+    if (src[i].name == "wpe.weight" && a.numel() > b.numel()) {  // [T_base, C] -> first T rows
+      std::copy(a.data(), a.data() + b.numel(), b.data());
+      continue;
+    }
+    b.copy_from(a);
+  }
 }
 
 }  // namespace tinylm

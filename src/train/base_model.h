@@ -1,4 +1,5 @@
-// The model a fine-tuning run starts from (`--base SRC`), with its tokenizer:
+// The model a run starts from (`tinylm finetune --base SRC`, `tinylm train` with
+// train.init_from), with its tokenizer:
 //   - a Hugging Face GPT-2 folder (config.json + model.safetensors): its weights, the
 //     GPT-2 tokenizer (what `save_pretrained` of the hub's "gpt2" gives)
 //   - a tinylm run folder (or checkpoint file) from `tinylm train`: its weights and tokenizer
@@ -25,10 +26,22 @@ struct BaseModel {
   std::string kind;  // "hf", "run", "preset"
 };
 
+// `option` names SRC in messages ("--base", "train.init_from").
 BaseModel load_base_model(const std::string& src, const nlohmann::json& model_overrides,
-                          double dropout, uint64_t seed);
+                          double dropout, uint64_t seed, const std::string& option = "--base");
 
 // The same model with another dropout (weights copied); the model itself when unchanged.
 std::unique_ptr<GPT> with_dropout(std::unique_ptr<GPT> model, double dropout);
+
+// The model a run trains when it starts from `base` (`tinylm train` with train.init_from):
+// the base's shape, with the user's dropout and attn_dropout, and the user's block_size
+// when it is smaller (learned positions are then cropped). InputError naming the field
+// ("model.n_layer is 4 but <what> has 12") for any other field the user set to a value
+// that is neither the default nor the base's.
+GPTConfig config_from_base(const GPTConfig& user, const GPTConfig& base, const std::string& what);
+
+// Copies every weight of `from` into `to` (a model of config_from_base's config): as is,
+// except the learned positions, of which the first to.block_size rows are kept.
+void copy_base_weights(GPT& from, GPT& to);
 
 }  // namespace tinylm

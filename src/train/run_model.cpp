@@ -1,6 +1,7 @@
 #include "train/run_model.h"
 
 #include "io/safetensors.h"
+#include "lora/lora.h"
 #include "model/weights_check.h"
 #include "tokenizer/load.h"
 #include "train/checkpoint.h"
@@ -28,7 +29,16 @@ LoadedRun load_run(const std::string& path) {
   // The sizes in the metadata are checked against the tensors before allocating.
   check_config_against_weights(run.config.model, weights, "model.", file);
   run.model = std::make_unique<GPT>(run.config.model);
-  load_checkpoint(weights, file, *run.model, nullptr);
+  if (run.config.train.trainable == "lora") {
+    // A LoRA run's checkpoint holds the frozen base and the adapters: fold them in, so
+    // that sampling and evaluation run the plain model (W + s B A, as PEFT's merge).
+    Rng unused(0);  // A's start values, replaced by the checkpoint's
+    LoraSet lora(*run.model, nullptr, run.config.lora, unused);
+    load_checkpoint(weights, file, with_adapters(*run.model, &lora), nullptr);
+    lora.merge();
+  } else {
+    load_checkpoint(weights, file, *run.model, nullptr);
+  }
   run.tokenizer = tokenizer_from_json(state.tokenizer);
   run.step = state.step;
   run.checkpoint = file;

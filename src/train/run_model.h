@@ -19,7 +19,8 @@ struct LoadedRun {
 };
 
 // RUN_DIR: its best.safetensors (lowest validation loss, as nanoGPT keeps), else
-// last.safetensors. A path ending in .safetensors: that checkpoint.
+// last.safetensors. A path ending in .safetensors: that checkpoint. The adapters of a
+// LoRA run (train.trainable "lora") come merged into the model's weights.
 LoadedRun load_run(const std::string& run_or_checkpoint);
 
 }  // namespace tinylm

@@ -6,6 +6,7 @@
 #include "train/section_reader.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/float_text.h"
 #include "util/json_read.h"
 #include "util/utf8.h"
 
@@ -14,8 +15,8 @@ namespace tinylm {
 TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
   require(j.is_object(), "config must be a JSON object");
   for (const auto& [key, value] : j.items())
-    require(key == "model" || key == "data" || key == "train" || key == "sample",
-            "unknown section '" + key + "' (model, data, train, sample)");
+    require(key == "model" || key == "data" || key == "train" || key == "sample" || key == "lora",
+            "unknown section '" + key + "' (model, data, train, sample, lora)");
   TrainConfig c;
   if (j.contains("model")) c.model = GPTConfig::from_json(j["model"], "model.");
   const nlohmann::json empty = nlohmann::json::object();
@@ -52,6 +53,8 @@ TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
       .integer("checkpoint_interval", t.checkpoint_interval)
       .unsigned_integer("seed", t.seed)
       .integer("threads", t.threads)
+      .string("init_from", t.init_from)
+      .string("trainable", t.trainable)
       .done();
   auto& s = c.sample;
   SectionReader(j.value("sample", empty), "sample")
@@ -61,7 +64,24 @@ TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
       .integer("top_k", s.top_k)
       .number("top_p", s.top_p)
       .done();
+  double alpha = c.lora.alpha, lora_dropout = c.lora.dropout;
+  SectionReader(j.value("lora", empty), "lora")
+      .integer("r", c.lora.r)
+      .number("alpha", alpha)
+      .string_list("targets", c.lora.targets)
+      .number("dropout", lora_dropout)
+      .done();
+  c.lora.alpha = static_cast<float>(alpha);
+  c.lora.dropout = static_cast<float>(lora_dropout);
   return c;
+}
+
+LoraConfig TrainConfig::default_lora() {
+  LoraConfig lora;
+  lora.r = 16;
+  lora.alpha = 16.0f;
+  lora.targets = {"c_attn", "c_proj", "c_fc"};
+  return lora;
 }
 
 nlohmann::json TrainConfig::to_json() const {
@@ -88,13 +108,19 @@ nlohmann::json TrainConfig::to_json() const {
             {"grad_accum", t.grad_accum},       {"eval_interval", t.eval_interval},
             {"eval_iters", t.eval_iters},       {"log_interval", t.log_interval},
             {"checkpoint_interval", t.checkpoint_interval}, {"seed", t.seed},
-            {"threads", t.threads}}},
+            {"threads", t.threads},             {"init_from", t.init_from},
+            {"trainable", t.trainable}}},
           {"sample",
            {{"prompt", sample.prompt},
             {"max_new_tokens", sample.max_new_tokens},
             {"temperature", sample.temperature},
             {"top_k", sample.top_k},
-            {"top_p", sample.top_p}}}};
+            {"top_p", sample.top_p}}},
+          {"lora",
+           {{"r", lora.r},
+            {"alpha", shortest_decimal(lora.alpha)},
+            {"targets", lora.targets},
+            {"dropout", shortest_decimal(lora.dropout)}}}};
 }
 
 void TrainConfig::validate() const {
@@ -126,6 +152,14 @@ void TrainConfig::validate() const {
   require(t.log_interval > 0, "train.log_interval must be positive");
   require(t.checkpoint_interval > 0, "train.checkpoint_interval must be positive");
   require(t.threads >= 0, "train.threads must be >= 0 (0: all cores)");
+  require(t.trainable == "all" || t.trainable == "lora",
+          "train.trainable: unknown '" + t.trainable + "' (all, lora)");
+  if (t.trainable == "lora") {  // the targets are checked against the model when it is built
+    require(lora.r >= 1, "lora.r must be at least 1");
+    require(lora.alpha > 0, "lora.alpha must be positive");
+    require(lora.dropout >= 0 && lora.dropout < 1, "lora.dropout must be in [0, 1)");
+    require(!lora.targets.empty(), "lora.targets must name at least one module");
+  }
   // The optimizer works in float: a value that overflows float is bad input, not a
   // run whose weights become infinite at step 1.
   for (const auto& [name, v] : {std::pair<const char*, double>{"train.lr", t.lr},

@@ -1,5 +1,5 @@
 // A training run's configuration: the JSON file given to `tinylm train --config`, with
-// four sections. Every field has a default except model.block_size/n_layer/n_head/
+// five sections. Every field has a default except model.block_size/n_layer/n_head/
 // d_model and data.path (or data.task); unknown or ill-typed fields are rejected with
 // their dotted name ("train.lr must be a number").
 //   {
@@ -10,9 +10,15 @@
 //     "train":  { "batch_size", "max_steps", "lr", "min_lr", "warmup_steps", "lr_decay_steps",
 //                 "beta1", "beta2", "eps", "weight_decay", "decay_embeddings", "grad_clip",
 //                 "grad_accum", "eval_interval", "eval_iters", "log_interval",
-//                 "checkpoint_interval", "seed", "threads" },
-//     "sample": { "prompt", "max_new_tokens", "temperature", "top_k", "top_p", "count" }
+//                 "checkpoint_interval", "seed", "threads", "init_from", "trainable" },
+//     "sample": { "prompt", "max_new_tokens", "temperature", "top_k", "top_p", "count" },
+//     "lora":   { "r", "alpha", "targets", "dropout" }   (used with train.trainable "lora")
 //   }
+// With train.init_from (a Hugging Face GPT-2 folder, a tinylm run folder or checkpoint, or
+// a preset name: train/base_model.h) the model's shape, its weights and the tokenizer come
+// from there, as nanoGPT's init_from="gpt2"; "model" may then set only dropout,
+// attn_dropout and a smaller block_size (learned positions cropped, as nanoGPT's
+// crop_block_size), and data.tokenizer may only name the base's own.
 // `--set train.lr=3e-4` overrides one field; the value is read as JSON when it parses
 // (numbers, true/false, quoted strings) and as a plain string otherwise.
 #pragma once
@@ -22,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "generate/generate.h"
+#include "lora/lora.h"
 #include "model/config.h"
 
 namespace tinylm {
@@ -63,6 +70,8 @@ struct TrainSettings {
   int64_t checkpoint_interval = 500;
   uint64_t seed = 1337;
   int64_t threads = 0;  // 0: all cores
+  std::string init_from;         // "" (random init, the default) or where weights come from
+  std::string trainable = "all";  // "all", or "lora": adapters only, every base weight frozen
 };
 
 struct SampleSettings {
@@ -78,6 +87,10 @@ struct TrainConfig {
   DataConfig data;
   TrainSettings train;
   SampleSettings sample;
+  LoraConfig lora = default_lora();  // PEFT-style adapters (lora/lora.h), with trainable "lora"
+
+  // r 16, alpha 16 on c_attn, c_proj and c_fc: the defaults of `tinylm finetune`.
+  static LoraConfig default_lora();
 
   nlohmann::json to_json() const;
   static TrainConfig from_json(const nlohmann::json& j);

@@ -17,7 +17,9 @@
 #include "report/memory.h"
 #include "report/text_table.h"
 #include "tensor/threads.h"
+#include "lora/peft.h"
 #include "train/adamw.h"
+#include "train/base_model.h"
 #include "train/checkpoint.h"
 #include "train/interrupt.h"
 #include "train/layer_grad_norms.h"
@@ -60,12 +62,23 @@ double estimate_loss(GPT& model, const TrainingData& data, const std::string& sp
   return total / static_cast<double>(c.train.eval_iters);
 }
 
-// Weight decay groups: matrices (and embeddings unless decay_embeddings is false).
-void set_decay_flags(GPT& model, bool decay_embeddings) {
-  for (auto& [name, p] : model.parameters()) {
+// Weight decay groups: matrices (LoRA's A and B too, as PEFT with torch.optim.AdamW), and
+// embeddings unless decay_embeddings is false.
+void set_decay_flags(const ParameterList& params, bool decay_embeddings) {
+  for (auto& [name, p] : params) {
     const bool embedding = name == "wte.weight" || name == "wpe.weight";
     p->decay = p->value.ndim() >= 2 && (decay_embeddings || !embedding);
   }
+}
+
+// train.trainable "lora": adapters on lora.targets (A from rng, B zeros), every weight of
+// the model frozen. nullptr for "all".
+std::unique_ptr<LoraSet> attach_lora(GPT& model, const TrainConfig& c, Rng& rng) {
+  if (c.train.trainable != "lora") return nullptr;
+  auto lora = std::make_unique<LoraSet>(model, nullptr, c.lora, rng);
+  for (const auto& p : model.parameters()) p.param->set_trainable(false);
+  for (const auto& p : lora->parameters()) p.param->set_trainable(true);
+  return lora;
 }
 
 }  // namespace
@@ -105,6 +118,8 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
     } catch (const InputError& e) {
       throw InputError(saved.newest() + ": tinylm.config: " + e.what());
     }
+    if (!c.train.init_from.empty())  // the shape the run started with, as for a new run
+      c.model = config_from_base(c.model, saved_config.model, saved.newest());
     if (c.model.vocab_size == 0) c.model.vocab_size = saved_config.model.vocab_size;
     require(saved_config.model.to_json() == c.model.to_json(),
             saved.newest() + " was trained with a different model config (" +
@@ -117,12 +132,26 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
   }
 
   set_num_threads(static_cast<int>(c.train.threads));
-  TrainingData data(c, resuming ? &saved_tokenizer : nullptr);
+  // train.init_from: the base's shape, weights and tokenizer (read once, before step 1).
+  std::optional<BaseModel> base;
+  if (!c.train.init_from.empty() && !resuming) {
+    base = load_base_model(c.train.init_from, nlohmann::json::object(), c.model.dropout, c.train.seed,
+                           "train.init_from");
+    c.model = config_from_base(c.model, base->model->config(), "train.init_from (" + c.train.init_from + ")");
+    saved_tokenizer = base->tokenizer->to_json();
+  }
+  TrainingData data(c, resuming || base ? &saved_tokenizer : nullptr);
   const int64_t vocab = data.tokenizer().vocab_size();
   if (c.model.vocab_size == 0) c.model.vocab_size = vocab;
-  require(c.model.vocab_size == vocab, "model.vocab_size is " + std::to_string(c.model.vocab_size) +
-                                           " but the tokenizer has " + std::to_string(vocab) +
-                                           " tokens (leave vocab_size out to take it from the data)");
+  if (c.train.init_from.empty())
+    require(c.model.vocab_size == vocab, "model.vocab_size is " + std::to_string(c.model.vocab_size) +
+                                             " but the tokenizer has " + std::to_string(vocab) +
+                                             " tokens (leave vocab_size out to take it from the data)");
+  else  // a base may have more embeddings than ids (GPT-2 padded to 50304, as nanoGPT)
+    require(vocab <= c.model.vocab_size, "train.init_from (" + c.train.init_from + ") has " +
+                                             std::to_string(c.model.vocab_size) +
+                                             " token embeddings but its tokenizer " +
+                                             std::to_string(vocab) + " ids");
   if (data.is_addition())
     require(c.model.block_size >= 12, "model.block_size must be at least 12 for the addition task");
   c.model.validate();
@@ -146,9 +175,18 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
 
   GPT model(c.model);
   Rng init_rng(c.train.seed);
-  model.init(init_rng);
-  set_decay_flags(model, c.train.decay_embeddings);
-  AdamW opt(model.parameters(),
+  if (base) {
+    copy_base_weights(*base->model, model);
+    base.reset();  // the base's memory is not needed any more
+  } else {
+    model.init(init_rng);
+  }
+  Rng lora_rng(c.train.seed + 3);
+  const std::unique_ptr<LoraSet> lora = attach_lora(model, c, lora_rng);
+  const ParameterList params = with_adapters(model, lora.get());
+  const ParameterCounts counts = count_parameters(params);
+  set_decay_flags(params, c.train.decay_embeddings);
+  AdamW opt(params,
             AdamWConfig{static_cast<float>(c.train.lr), static_cast<float>(c.train.beta1),
                         static_cast<float>(c.train.beta2), static_cast<float>(c.train.eps),
                         static_cast<float>(c.train.weight_decay)});
@@ -156,7 +194,7 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
   int64_t step = 0;
   double best_val = 1e30, last_val = 1e30;
   if (resuming) {
-    state = load_checkpoint(saved.newest(), model, &opt);
+    state = load_checkpoint(saved.newest(), params, &opt);
     step = state.step;
     batch_rng.set_state(state.batch_rng);
     dropout_rng.set_state(state.dropout_rng);
@@ -172,7 +210,7 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
   // Writes a checkpoint; false (nothing written) when a weight or moment is not finite.
   std::string non_finite;
   const auto save = [&](const std::string& path) {
-    non_finite = first_non_finite(model, opt);
+    non_finite = first_non_finite(params, opt);
     if (!non_finite.empty()) return false;
     CheckpointState s;
     s.step = step;
@@ -182,7 +220,11 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
     s.dropout_rng = dropout_rng.state();
     s.best_val_loss = best_val;
     s.val_loss = last_val;
-    save_checkpoint(path, model, &opt, s);
+    save_checkpoint(path, params, &opt, s);
+    // The adapters alone, in PEFT's layout, beside the checkpoint (`tinylm lora merge`
+    // folds them into the base; PeftModel.from_pretrained loads them).
+    if (lora && path == last_path)
+      save_peft_adapter(*lora, dir + "/adapter", {"CAUSAL_LM", c.train.init_from, nullptr});
     return true;
   };
   // What a stopped run leaves behind, for its last message.
@@ -197,11 +239,21 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
                             c.train.lr_decay_steps < 0 ? c.train.max_steps : c.train.lr_decay_steps};
   Progress progress(c.train.max_steps, options.quiet);
   if (!options.quiet) {
-    char buf[256];
+    char buf[512];
+    std::string targets;
+    for (const auto& t : c.lora.targets) targets += (targets.empty() ? "" : ",") + t;
+    const std::string trained =
+        lora ? " (" + report::with_commas(counts.trainable) + " trainable: LoRA r " +
+                   std::to_string(c.lora.r) + " on " + std::to_string(lora->attached().size()) +
+                   " layers, " + targets + "; " + report::with_commas(counts.frozen) + " frozen)"
+             : "";
+    const std::string from = c.train.init_from.empty() ? "" : ", from " + c.train.init_from;
     std::snprintf(buf, sizeof buf,
-                  "tinylm train: %s parameters, vocab %lld (%s), %s tokens train / %s val, "
+                  "tinylm train: %s parameters%s%s, vocab %lld (%s), %s tokens train / %s val, "
                   "%d threads%s",
-                  report::with_commas(model.num_parameters()).c_str(), static_cast<long long>(vocab),
+                  report::with_commas(counts.trainable + counts.frozen).c_str(), trained.c_str(),
+                  from.c_str(),
+                  static_cast<long long>(vocab),
                   data.tokenizer().kind().c_str(),
                   data.is_addition() ? "generated" : std::to_string(data.train_tokens()).c_str(),
                   data.is_addition() ? "held-out" : std::to_string(data.val_tokens()).c_str(),
@@ -241,8 +293,10 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
   int64_t window_steps = 0;
   while (step < c.train.max_steps) {
     const double lr = schedule.at(step);
-    model.zero_grad();
+    for (const auto& p : params)
+      if (p.param->trainable()) p.param->grad.zero();
     double loss = 0;
+    if (lora) lora->set_dropout_rng(&dropout_rng);  // adapter dropout in training only
     for (int64_t micro = 0; micro < c.train.grad_accum; ++micro) {
       const Batch b = data.train_batch(c.train.batch_size, c.model.block_size, batch_rng,
                                        step * c.train.grad_accum + micro);
@@ -250,6 +304,7 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
               static_cast<double>(c.train.grad_accum);
       model.backward(1.0f / static_cast<float>(c.train.grad_accum));
     }
+    if (lora) lora->set_dropout_rng(nullptr);
     if (!std::isfinite(loss)) {
       progress.finish();
       std::fprintf(stderr, "tinylm train: the loss became %s at step %lld; stopping. %s\n",
@@ -259,10 +314,10 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
       break;
     }
     const bool log_step = (step + 1) % c.train.log_interval == 0 || step + 1 == c.train.max_steps;
-    const std::vector<double> block_norms = log_step ? layer_grad_norms(model) : std::vector<double>{};
+    const std::vector<double> block_norms = log_step ? layer_grad_norms(params, c.model.n_layer) : std::vector<double>{};
     const double grad_norm = c.train.grad_clip > 0
-                                 ? clip_gradients(model.parameters(), c.train.grad_clip)
-                                 : clip_gradients(model.parameters(), 1e30);
+                                 ? clip_gradients(params, c.train.grad_clip)
+                                 : clip_gradients(params, 1e30);
     opt.step(static_cast<float>(lr));
     ++step;
     ++window_steps;

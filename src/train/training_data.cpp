@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <filesystem>
+
 #include "data/addition.h"
+#include "data/corpus.h"
 #include "data/dataset.h"
 #include "data/sampler.h"
 #include "data/split.h"
@@ -20,6 +23,11 @@ TrainingData::TrainingData(const TrainConfig& config, const nlohmann::json* toke
     held_out_ = held_out_problems(num_held_out_problems());
     return;
   }
+  if (!config.train.init_from.empty()) {
+    require(tokenizer_json != nullptr, "TrainingData: train.init_from needs the base's tokenizer");
+    use_base_tokenizer(config, *tokenizer_json);
+    return;
+  }
   TokenDataset ds = load_token_dataset(config.data.path, config.data.tokenizer,
                                        config.model.block_size, config.data.val_fraction);
   if (tokenizer_json) {
@@ -33,6 +41,40 @@ TrainingData::TrainingData(const TrainConfig& config, const nlohmann::json* toke
   }
   train_ = std::move(ds.train);
   val_ = std::move(ds.val);
+  make_windows(config);
+}
+
+void TrainingData::use_base_tokenizer(const TrainConfig& config, const nlohmann::json& tokenizer_json) {
+  tokenizer_ = tokenizer_from_json(tokenizer_json);
+  const std::string base = "train.init_from (" + config.train.init_from + ")";
+  require(config.data.tokenizer.empty() || config.data.tokenizer == tokenizer_->kind(),
+          "data.tokenizer is '" + config.data.tokenizer + "' but " + base + " uses its own (" +
+              tokenizer_->kind() + "); leave data.tokenizer out");
+  if (std::filesystem::is_directory(config.data.path)) {  // prepared ids: the same vocabulary
+    TokenDataset ds = load_token_dataset(config.data.path, "", config.model.block_size);
+    require(ds.tokenizer->to_json() == tokenizer_->to_json(),
+            config.data.path + " was prepared with the " + ds.tokenizer->kind() +
+                " tokenizer, another vocabulary than " + base + "'s " + tokenizer_->kind() +
+                " tokenizer");
+    train_ = std::move(ds.train);
+    val_ = std::move(ds.val);
+  } else {
+    const std::string text = load_corpus(config.data.path);
+    std::vector<int32_t> ids;
+    try {
+      ids = tokenizer_->encode(text);
+    } catch (const InputError& e) {
+      throw InputError(config.data.path + ": " + base + "'s " + tokenizer_->kind() +
+                       " tokenizer cannot encode it: " + e.what());
+    }
+    TokenSplit split = split_tokens(ids, config.model.block_size, config.data.val_fraction);
+    train_ = std::move(split.train);
+    val_ = std::move(split.val);
+  }
+  make_windows(config);
+}
+
+void TrainingData::make_windows(const TrainConfig& config) {
   if (config.data.windows == "sliding") {
     SlidingWindowOptions o;
     o.max_length = config.model.block_size;

@@ -18,7 +18,11 @@ namespace tinylm {
 class TrainingData {
  public:
   // Loads the corpus named by config.data (or sets up the task). If `tokenizer_json` is
-  // not null (a resumed run), that tokenizer is used instead of building one.
+  // not null (a resumed run), that tokenizer is used instead of building one, and the
+  // corpus must give the same vocabulary. With train.init_from, `tokenizer_json` is the
+  // base's tokenizer and encodes the corpus (a character it does not know, a prepared
+  // folder made with another tokenizer, or a data.tokenizer other than the base's:
+  // InputError).
   TrainingData(const TrainConfig& config, const nlohmann::json* tokenizer_json);
 
   // Batch number `index` of the run (step * grad_accum + micro-batch): random windows
@@ -42,6 +46,9 @@ class TrainingData {
   std::vector<int32_t> fixed_input(int64_t max_tokens) const;
 
  private:
+  void use_base_tokenizer(const TrainConfig& config, const nlohmann::json& tokenizer_json);
+  void make_windows(const TrainConfig& config);  // data.windows = sliding
+
   std::unique_ptr<Tokenizer> tokenizer_;
   std::vector<int32_t> train_, val_;
   bool addition_ = false;

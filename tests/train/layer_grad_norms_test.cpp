@@ -1,4 +1,5 @@
-// Per-block gradient norms: each block's parameters ("h.<l>.") and nothing else.
+// Per-block gradient norms: each block's parameters ("h.<l>.", and adapters named
+// "transformer.h.<l>.") and nothing else.
 #include "train/layer_grad_norms.h"
 
 #include <gtest/gtest.h>
@@ -22,6 +23,20 @@ TEST(LayerGradNorms, SumsEachBlocksParametersOnly) {
   EXPECT_DOUBLE_EQ(norms[0], 0.0);
   EXPECT_DOUBLE_EQ(norms[1], 5.0);
   EXPECT_DOUBLE_EQ(norms[2], 2.0);
+}
+
+TEST(LayerGradNorms, CountsAdaptersByTheirBlockAndSkipsFrozenParameters) {
+  Parameter adapter({2, 3}, true), frozen({2, 2}, true), other({1, 1}, true);
+  frozen.set_trainable(false);
+  adapter.grad.data()[4] = 12.0f;
+  other.grad.data()[0] = 7.0f;
+  const ParameterList params = {{"transformer.h.1.attn.c_attn.lora_A.weight", &adapter},
+                                {"h.0.attn.c_attn.weight", &frozen},
+                                {"transformer.wte.weight", &other}};
+  const std::vector<double> norms = layer_grad_norms(params, 2);
+  ASSERT_EQ(norms.size(), 2u);
+  EXPECT_DOUBLE_EQ(norms[0], 0.0);
+  EXPECT_DOUBLE_EQ(norms[1], 12.0);
 }
 
 }  // namespace

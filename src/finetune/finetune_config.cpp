@@ -60,6 +60,8 @@ FinetuneConfig FinetuneConfig::from_json(const nlohmann::json& j, const std::str
       .integer("max_new_tokens", f.max_new_tokens)
       .boolean("write_responses", f.write_responses)
       .done();
+  // A "lora" section without a trainable set asks for LoRA.
+  if (j.contains("lora") && !j.value("finetune", empty).contains("trainable")) f.trainable = "lora";
   SectionReader(j.value("lora", empty), "lora")
       .integer("r", c.lora.r)
       .number("alpha", c.lora.alpha)

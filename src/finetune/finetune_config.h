@@ -2,7 +2,8 @@
 // JSON given with --config (optional), with --set overrides, saved as RUN/config.json.
 //   {
 //     "finetune": { optimiser, loop and task settings, below },
-//     "lora":     { "r", "alpha", "targets", "dropout" }   (used with trainable "lora")
+//     "lora":     { "r", "alpha", "targets", "dropout" }   (used with trainable "lora"; a
+//                 "lora" section without finetune.trainable sets it to "lora")
 //     "model":    { GPTConfig fields }  only with a preset base: the shape to initialise
 //   }
 // Defaults are the course's (Raschka ch. 6 and 7): AdamW lr 5e-5, weight decay 0.1 on

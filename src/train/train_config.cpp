@@ -73,6 +73,8 @@ TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
       .done();
   c.lora.alpha = static_cast<float>(alpha);
   c.lora.dropout = static_cast<float>(lora_dropout);
+  // A "lora" section without train.trainable asks for LoRA.
+  if (j.contains("lora") && !j.value("train", empty).contains("trainable")) t.trainable = "lora";
   return c;
 }
 

@@ -12,7 +12,8 @@
 //                 "grad_accum", "eval_interval", "eval_iters", "log_interval",
 //                 "checkpoint_interval", "seed", "threads", "init_from", "trainable" },
 //     "sample": { "prompt", "max_new_tokens", "temperature", "top_k", "top_p", "count" },
-//     "lora":   { "r", "alpha", "targets", "dropout" }   (used with train.trainable "lora")
+//     "lora":   { "r", "alpha", "targets", "dropout" }   (used with train.trainable "lora";
+//               a "lora" section without train.trainable sets it to "lora")
 //   }
 // With train.init_from (a Hugging Face GPT-2 folder, a tinylm run folder or checkpoint, or
 // a preset name: train/base_model.h) the model's shape, its weights and the tokenizer come

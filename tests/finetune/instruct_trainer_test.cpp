@@ -57,6 +57,14 @@ TEST(FinetuneConfig, CourseDefaultsPerTask) {
   EXPECT_TRUE(c.finetune.balance);
 }
 
+TEST(FinetuneConfig, ALoraSectionWithoutATrainableSetSelectsLora) {
+  const nlohmann::json lora = {{"lora", {{"r", 4}}}};
+  EXPECT_EQ(FinetuneConfig::from_json(lora, "classify").finetune.trainable, "lora");
+  nlohmann::json all = lora;
+  all["finetune"] = {{"trainable", "all"}};
+  EXPECT_EQ(FinetuneConfig::from_json(all, "classify").finetune.trainable, "all");
+}
+
 TEST(FinetuneConfig, RejectsUnknownFieldsAndReadsLists) {
   EXPECT_NE(input_error([] {
               FinetuneConfig::from_json({{"finetune", {{"lrr", 1}}}}, "instruct");

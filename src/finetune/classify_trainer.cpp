@@ -111,26 +111,13 @@ int finetune_classify(const FinetuneConfig& config_in, const FinetuneOptions& op
     base.model.reset();
   }
   const ParameterList params = model.parameters();
-  for (const auto& p : params) p.param->decay = f.decay_all || p.param->value.ndim() >= 2;
-  AdamW opt(params, AdamWConfig{static_cast<float>(f.lr), static_cast<float>(f.beta1),
-                                static_cast<float>(f.beta2), static_cast<float>(f.eps),
-                                static_cast<float>(f.weight_decay)});
+  AdamW opt = make_optimizer(params, f);
   const ParameterCounts counts = count_parameters(params);
   const nlohmann::json saved = saved_config(c, run_info);
+  LoopState state = start_state(f, params, opt, options.resume ? last : "");
 
-  LoopState state;
-  state.dropout_rng = Rng(f.seed + 2);
-  if (options.resume) {
-    const CheckpointState s = load_checkpoint(last, params, &opt);
-    state.step = s.step;
-    state.dropout_rng.set_state(s.dropout_rng);
-  }
-
-  // From here on, files are written (all checks on the input are done), by this run only:
-  // the lock creates the folder and its marker, and refuses a second run (exit 2).
-  const RunFolderLock lock(dir);
-  write_file_atomic(dir + "/config.json", saved.dump(2) + "\n");
-  write_file_atomic(dir + "/tokenizer.json", tok.to_json().dump() + "\n");
+  // From here on, files are written, by this run only.
+  const auto lock = open_run_folder(dir, saved, tok);
   RunLog log(dir + "/log.jsonl", options.resume ? state.step : -1);
   std::string labels_text;
   for (size_t i = 0; i < data.labels.size(); ++i)

@@ -36,12 +36,6 @@ std::string fixed4(double v) {
   return buf;
 }
 
-// One parameter group as torch.optim.AdamW(model.parameters()) (decay_all), or matrices
-// only as `tinylm train`.
-void set_decay(const ParameterList& params, bool decay_all) {
-  for (const auto& p : params) p.param->decay = decay_all || p.param->value.ndim() >= 2;
-}
-
 // What report.html needs from a TrainConfig: the model, the data, the step count.
 TrainConfig report_config(const FinetuneConfig& c, const GPTConfig& model, int64_t total) {
   TrainConfig t;
@@ -82,25 +76,13 @@ int finetune_instruct(const FinetuneConfig& config_in, const FinetuneOptions& op
   const std::unique_ptr<LoraSet> lora = set_lm_trainable(model, c, lora_rng);  // before `base` goes
   const ParameterList params = with_adapters(model, lora.get());
   const ParameterCounts counts = count_parameters(params);
-  set_decay(params, f.decay_all);
-  AdamW opt(params, AdamWConfig{static_cast<float>(f.lr), static_cast<float>(f.beta1),
-                                            static_cast<float>(f.beta2), static_cast<float>(f.eps),
-                                            static_cast<float>(f.weight_decay)});
-  LoopState state;
-  state.dropout_rng = Rng(f.seed + 2);
+  AdamW opt = make_optimizer(params, f);
   const nlohmann::json run_info = {{"model", model.config().to_json()}, {"base_kind", base.kind}};
   const nlohmann::json saved = saved_config(c, run_info);
-  if (options.resume) {
-    const CheckpointState s = load_checkpoint(last, params, &opt);
-    state.step = s.step;
-    state.dropout_rng.set_state(s.dropout_rng);
-  }
+  LoopState state = start_state(f, params, opt, options.resume ? last : "");
 
-  // From here on, files are written (all checks on the input are done), by this run only:
-  // the lock creates the folder and its marker, and refuses a second run (exit 2).
-  const RunFolderLock lock(dir);
-  write_file_atomic(dir + "/config.json", saved.dump(2) + "\n");
-  write_file_atomic(dir + "/tokenizer.json", tok.to_json().dump() + "\n");
+  // From here on, files are written, by this run only.
+  const auto lock = open_run_folder(dir, saved, tok);
   RunLog log(dir + "/log.jsonl", options.resume ? state.step : -1);
   if (!options.quiet) {
     std::printf(

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "data/classification_dataset.h"
+#include "train/checkpoint.h"
 #include "train/interrupt.h"
 #include "train/progress.h"
 #include "train/schedule.h"
@@ -22,6 +23,25 @@ Rng epoch_rng(uint64_t seed, int64_t epoch) {
 }
 
 }  // namespace
+
+AdamW make_optimizer(const ParameterList& params, const FinetuneSettings& f) {
+  for (const auto& p : params) p.param->decay = f.decay_all || p.param->value.ndim() >= 2;
+  return AdamW(params, AdamWConfig{static_cast<float>(f.lr), static_cast<float>(f.beta1),
+                                   static_cast<float>(f.beta2), static_cast<float>(f.eps),
+                                   static_cast<float>(f.weight_decay)});
+}
+
+LoopState start_state(const FinetuneSettings& f, const ParameterList& params, AdamW& optimizer,
+                      const std::string& resume_from) {
+  LoopState state;
+  state.dropout_rng = Rng(f.seed + 2);
+  if (!resume_from.empty()) {
+    const CheckpointState s = load_checkpoint(resume_from, params, &optimizer);
+    state.step = s.step;
+    state.dropout_rng.set_state(s.dropout_rng);
+  }
+  return state;
+}
 
 int64_t steps_per_epoch(int64_t train_size, int64_t batch_size) {
   require(train_size >= batch_size, "the training split has " + std::to_string(train_size) +

@@ -52,6 +52,16 @@ struct LoopOptions {
   int64_t stop_after = -1;  // stop with a checkpoint once this many steps are done
 };
 
+// AdamW over `params` with the run's settings. Weight decay: one parameter group, as
+// torch.optim.AdamW(model.parameters()) (decay_all), or matrices only as `tinylm train`.
+AdamW make_optimizer(const ParameterList& params, const FinetuneSettings& f);
+
+// The loop state of a new run (dropout generator from the seed), or, with resume_from
+// set, the state saved in that checkpoint, whose weights and AdamW moments are loaded
+// into `params` and `optimizer`.
+LoopState start_state(const FinetuneSettings& f, const ParameterList& params, AdamW& optimizer,
+                      const std::string& resume_from);
+
 // Steps per epoch (the course drops the last partial batch) and in the whole run.
 // InputError when the training split is smaller than one batch.
 int64_t steps_per_epoch(int64_t train_size, int64_t batch_size);

@@ -96,4 +96,12 @@ void require_same_settings(const FinetuneConfig& saved, const FinetuneConfig& gi
   }
 }
 
+std::unique_ptr<RunFolderLock> open_run_folder(const std::string& dir, const nlohmann::json& saved,
+                                               const Tokenizer& tokenizer) {
+  auto lock = std::make_unique<RunFolderLock>(dir);
+  write_file_atomic(dir + "/config.json", saved.dump(2) + "\n");
+  write_file_atomic(dir + "/tokenizer.json", tokenizer.to_json().dump() + "\n");
+  return lock;
+}
+
 }  // namespace tinylm::finetune

@@ -14,10 +14,13 @@
 // finetune run of the same task that never wrote a checkpoint); --resume needs its
 // checkpoint.
 #pragma once
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "finetune/finetune_config.h"
+#include "tokenizer/tokenizer.h"
+#include "train/run_folder.h"
 
 namespace tinylm::finetune {
 
@@ -38,6 +41,12 @@ void require_finetune_run(const std::string& dir, const std::string& task, const
 
 // The saved config JSON of a run: FinetuneConfig::to_json() plus "run": run_info.
 nlohmann::json saved_config(const FinetuneConfig& config, const nlohmann::json& run_info);
+// The first writes of a run, once every check on the input is done: locks `dir` (creating
+// it and its marker; a second run is refused, exit 2), then writes config.json (`saved`)
+// and tokenizer.json. The lock holds while the returned object lives.
+std::unique_ptr<RunFolderLock> open_run_folder(const std::string& dir, const nlohmann::json& saved,
+                                               const Tokenizer& tokenizer);
+
 // Differences between the settings of a run being resumed and the ones given now.
 // InputError naming the first field that differs.
 void require_same_settings(const FinetuneConfig& saved, const FinetuneConfig& given,

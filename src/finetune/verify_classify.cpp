@@ -141,25 +141,13 @@ std::vector<CheckResult> verify_classify(const std::string& dir) {
     Setup t = load(dir, info);
     SequenceClassifier& trained = *t.model;
     const ParameterList params = trained.parameters();
-    for (const auto& p : params)
-      p.param->decay = p.param->value.ndim() >= 2;  // torch's 2+ dims rule
     std::vector<Tensor> initial;
     for (const auto& p : params) initial.push_back(p.param->value.clone());
-    AdamW opt(params, a.config);
-    double worst_step = 0;
-    for (int64_t step = 0; step < a.steps; ++step) {
-      trained.zero_grad();
-      const double step_loss = trained.forward_loss(ids.data(), labels.data(), B, T);
+    const double worst_step = run_reference_adamw(a, params, [&] {
+      const double loss = trained.forward_loss(ids.data(), labels.data(), B, T);
       trained.backward();
-      const double norm = clip_gradients(
-          params, a.grad_clip > 0 ? a.grad_clip : std::numeric_limits<double>::infinity());
-      const auto i = static_cast<size_t>(step);
-      if (i < a.step_loss.size())
-        worst_step = std::max(worst_step, relative_error(step_loss, a.step_loss[i]));
-      if (i < a.step_grad_norm.size())
-        worst_step = std::max(worst_step, relative_error(norm, a.step_grad_norm[i]));
-      opt.step(a.config.lr);
-    }
+      return loss;
+    });
     if (a.has_per_step)
       results.push_back(make_check("adamw.per_step", worst_step, 1e-4, "loss and grad norm"));
     double worst_param = 0;

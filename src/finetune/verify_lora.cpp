@@ -131,24 +131,13 @@ std::vector<CheckResult> verify_lora(const std::string& dir) {
     std::unique_ptr<GPT> trained;
     std::unique_ptr<LoraSet> trained_lora = load_adapted(dir, adapter_dir, trained);
     const ParameterList adapters = trained_lora->parameters();
-    for (const auto& p : adapters) p.param->decay = p.param->value.ndim() >= 2;
     std::vector<Tensor> base_before;
     for (const auto& p : trained->parameters()) base_before.push_back(p.param->value.clone());
-    AdamW opt(adapters, a.config);
-    double worst_step = 0;
-    for (int64_t step = 0; step < a.steps; ++step) {
-      for (const auto& p : adapters) p.param->grad.zero();
-      const double step_loss = trained->forward_loss(ids.data(), targets.data(), B, T);
+    const double worst_step = run_reference_adamw(a, adapters, [&] {
+      const double loss = trained->forward_loss(ids.data(), targets.data(), B, T);
       trained->backward();
-      const double norm = clip_gradients(
-          adapters, a.grad_clip > 0 ? a.grad_clip : std::numeric_limits<double>::infinity());
-      const auto i = static_cast<size_t>(step);
-      if (i < a.step_loss.size())
-        worst_step = std::max(worst_step, relative_error(step_loss, a.step_loss[i]));
-      if (i < a.step_grad_norm.size())
-        worst_step = std::max(worst_step, relative_error(norm, a.step_grad_norm[i]));
-      opt.step(a.config.lr);
-    }
+      return loss;
+    });
     if (a.has_per_step)
       results.push_back(make_check("adamw.per_step", worst_step, 1e-4, "loss and grad norm"));
     int64_t base_moved = 0;

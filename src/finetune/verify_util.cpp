@@ -1,8 +1,10 @@
 // reference.json and error measures for the fine-tuning checks.
 #include "finetune/verify_util.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "util/error.h"
 #include "util/files.h"
@@ -49,6 +51,26 @@ std::vector<int32_t> reference_ids(const SafeTensors& ref, const std::string& ke
   }
   if (shape) *shape = e.shape;
   return ids;
+}
+
+double run_reference_adamw(const AdamWReference& a, const ParameterList& params,
+                           const std::function<double()>& loss_and_backward) {
+  for (const auto& p : params) p.param->decay = p.param->value.ndim() >= 2;
+  AdamW opt(params, a.config);
+  double worst = 0;
+  for (int64_t step = 0; step < a.steps; ++step) {
+    for (const auto& p : params)
+      if (p.param->trainable()) p.param->grad.zero();
+    const double loss = loss_and_backward();
+    const double norm = clip_gradients(
+        params, a.grad_clip > 0 ? a.grad_clip : std::numeric_limits<double>::infinity());
+    const auto i = static_cast<size_t>(step);
+    if (i < a.step_loss.size()) worst = std::max(worst, relative_error(loss, a.step_loss[i]));
+    if (i < a.step_grad_norm.size())
+      worst = std::max(worst, relative_error(norm, a.step_grad_norm[i]));
+    opt.step(a.config.lr);
+  }
+  return worst;
 }
 
 }  // namespace tinylm::finetune

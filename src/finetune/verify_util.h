@@ -2,6 +2,7 @@
 // verify_instruct): reading reference.json (its fields then go through util/json_read.h's
 // JsonField, and "adamw" through train/verify.h's read_adamw_reference), relative errors.
 #pragma once
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -19,6 +20,14 @@ nlohmann::json read_reference_json(const std::string& dir);
 double relative_error(const float* a, const float* b, int64_t n);
 double relative_error(double a, double b);
 CheckResult make_check(const std::string& name, double error, double tol, std::string detail = "");
+
+// The reference's AdamW steps (train/verify.h's AdamWReference) over `params`: weight
+// decay on tensors of 2+ dims (torch's usual grouping), each step zeroing the trainable
+// gradients, running loss_and_backward (returns the loss), clipping as the reference did,
+// then AdamW. Returns the worst relative error of the per-step loss and gradient norm
+// against the reference's (0 when it has none).
+double run_reference_adamw(const AdamWReference& a, const ParameterList& params,
+                           const std::function<double()>& loss_and_backward);
 
 // An integer tensor of the reference as int32 ids, with its shape checked to have `ndim`.
 std::vector<int32_t> reference_ids(const SafeTensors& ref, const std::string& key, int ndim,

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "lora/lora.h"
 #include "report/attention_entropy.h"
 #include "report/figures.h"
 #include "report/html_report.h"
@@ -60,7 +61,16 @@ std::string run_report_page(GPT& model, const Tokenizer& tok, const TrainConfig&
     }
   }
 
-  r.summary = {{"parameters", report::with_commas(model.num_parameters())},
+  std::string parameters = report::with_commas(model.num_parameters());
+  if (c.train.trainable == "lora") {  // the frozen model and the adapters it trains
+    const int64_t adapters = lora_parameter_count(model.config(), 0, c.lora);
+    std::string targets;
+    for (const auto& t : c.lora.targets) targets += (targets.empty() ? "" : ", ") + t;
+    parameters = report::with_commas(model.num_parameters() + adapters) + ": " +
+                 report::with_commas(adapters) + " trainable (LoRA r " + std::to_string(c.lora.r) +
+                 " on " + targets + "), " + parameters + " frozen";
+  }
+  r.summary = {{"parameters", parameters},
                {"tokenizer", tok.kind() + ", vocabulary " + report::with_commas(tok.vocab_size())},
                {"data", c.data.task.empty() ? c.data.path : "task: " + c.data.task}};
   if (have_log) {

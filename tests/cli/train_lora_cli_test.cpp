@@ -61,6 +61,9 @@ TEST(TrainLora, StartsFromTheBaseKeepsItFrozenAndResumesBitIdentically) {
   // GPT-2 tiny has 2 layers: c_attn and c_fc in each, 2 x (4 x (32 + 96) + 4 x (32 + 128)).
   EXPECT_NE(whole.output.find("2,304 trainable: LoRA r 4 on 4 layers"), std::string::npos)
       << whole.output;
+  EXPECT_NE(read_file(dir + "/whole/report.html")
+                .find("1,636,512: 2,304 trainable (LoRA r 4 on c_attn, c_fc), 1,634,208 frozen"),
+            std::string::npos);
   auto half = run_tinylm("train --quiet --config " + cfg + " --out " + dir + "/split --stop-after 3");
   ASSERT_EQ(half.code, 0) << half.output;
   auto rest = run_tinylm("train --quiet --config " + cfg + " --out " + dir + "/split --resume");

@@ -1,0 +1,60 @@
+// The CUDA device and its memory (see device.h).
+#include <cstdio>
+
+#include "cuda/check.cuh"
+#include "cuda/device.h"
+#include "util/error.h"
+
+namespace tinylm::cuda {
+
+int device_count(std::string* why) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    if (why) *why = cudaGetErrorString(e);
+    cudaGetLastError();  // clear the sticky error
+    return 0;
+  }
+  if (n == 0 && why) *why = "the CUDA runtime sees no GPU";
+  return n;
+}
+
+void require_device(const std::string& what) {
+  std::string why;
+  require(device_count(&why) > 0, what + ": no CUDA GPU (" + why + ")");
+}
+
+std::string describe_device() {
+  cudaDeviceProp p{};
+  TINYLM_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+  char buf[320];
+  std::snprintf(buf, sizeof buf, "%s, sm_%d%d, %.1f GiB", p.name, p.major, p.minor,
+                static_cast<double>(p.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+void synchronize() { TINYLM_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+void* device_alloc(size_t bytes) {
+  void* p = nullptr;
+  if (bytes > 0) TINYLM_CUDA_CHECK(cudaMalloc(&p, bytes));
+  return p;
+}
+
+void device_free(void* p) {
+  if (p) cudaFree(p);  // never throws: called from destructors
+}
+
+void copy_to_device(void* dst, const void* src, size_t bytes) {
+  if (bytes > 0) TINYLM_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+}
+
+void copy_to_host(void* dst, const void* src, size_t bytes) {
+  if (bytes > 0) TINYLM_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+}
+
+void fill_zero(void* p, size_t bytes) {
+  if (bytes > 0) TINYLM_CUDA_CHECK(cudaMemset(p, 0, bytes));
+}
+
+}  // namespace tinylm::cuda

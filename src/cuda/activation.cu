@@ -52,7 +52,9 @@ __global__ void backward_kernel(ops::Activation a, const float* dy, const float*
 }
 
 constexpr int kThreads = 256;
-unsigned blocks_for(int64_t N) { return static_cast<unsigned>((N + kThreads - 1) / kThreads); }
+unsigned blocks_for(int64_t N) {
+  return static_cast<unsigned>((N + kThreads - 1) / kThreads);
+}
 
 }  // namespace
 

@@ -33,7 +33,9 @@ std::string describe_device() {
   return buf;
 }
 
-void synchronize() { TINYLM_CUDA_CHECK(cudaDeviceSynchronize()); }
+void synchronize() {
+  TINYLM_CUDA_CHECK(cudaDeviceSynchronize());
+}
 
 void* device_alloc(size_t bytes) {
   void* p = nullptr;

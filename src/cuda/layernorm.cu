@@ -60,8 +60,8 @@ __global__ void layernorm_backward_dx_kernel(const float* dy, const float* x, co
 
 // dw[c] += sum_n dy[n, c] xhat[n, c],  db[c] += sum_n dy[n, c]: one thread per column.
 __global__ void layernorm_backward_dwdb_kernel(const float* dy, const float* x, const float* mean,
-                                               const float* rstd, float* dw, float* db,
-                                               int64_t N, int C) {
+                                               const float* rstd, float* dw, float* db, int64_t N,
+                                               int C) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= C) return;
   float sw = 0.0f, sb = 0.0f;

@@ -31,7 +31,11 @@ __device__ inline float block_reduce(float v, float* scratch) {
   return v;
 }
 
-__device__ inline float block_sum(float v, float* scratch) { return block_reduce<false>(v, scratch); }
-__device__ inline float block_max(float v, float* scratch) { return block_reduce<true>(v, scratch); }
+__device__ inline float block_sum(float v, float* scratch) {
+  return block_reduce<false>(v, scratch);
+}
+__device__ inline float block_max(float v, float* scratch) {
+  return block_reduce<true>(v, scratch);
+}
 
 }  // namespace tinylm::cuda

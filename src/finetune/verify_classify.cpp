@@ -31,10 +31,10 @@ Setup load(const std::string& dir, const JsonField& info) {
   Setup s;
   s.model = load_hf_classifier(dir);
   const ClassifierConfig& cc = s.model->config();
-  s.model->set_pooling(
-      parse_pooling(info["pooling"].string()),
-      info.has("pad_token_id") ? static_cast<int32_t>(info["pad_token_id"].integer(0, std::numeric_limits<int32_t>::max()))
-                               : cc.pad_token_id);
+  s.model->set_pooling(parse_pooling(info["pooling"].string()),
+                       info.has("pad_token_id") ? static_cast<int32_t>(info["pad_token_id"].integer(
+                                                      0, std::numeric_limits<int32_t>::max()))
+                                                : cc.pad_token_id);
   if (info.has("num_labels"))
     require(info["num_labels"].integer(1, std::numeric_limits<int32_t>::max()) == cc.num_labels,
             info["num_labels"].name() + " disagrees with config.json (" +

@@ -4,9 +4,9 @@
 #include <limits>
 #include <set>
 
-#include "lora/peft.h"
 #include "finetune/trainable.h"
 #include "finetune/verify_util.h"
+#include "lora/peft.h"
 #include "model/hf_gpt2.h"
 #include "util/error.h"
 #include "util/json_read.h"

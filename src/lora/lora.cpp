@@ -162,8 +162,8 @@ LoraSet::LoraSet(GPT& body, nn::Linear* head, const LoraConfig& config,
     require(!linear->adapter, "LoRA: " + t.module + " already has an adapter");
     require(config.r > 0 && config.r <= std::max(t.in, t.out),
             "lora.r = " + std::to_string(config.r) + " does not fit " + t.module);
-    auto adapter = std::make_shared<LoraAdapter>(t.in, t.out, config.r, config.scaling(),
-                                                 config.dropout);
+    auto adapter =
+        std::make_shared<LoraAdapter>(t.in, t.out, config.r, config.scaling(), config.dropout);
     adapter->init(rng);
     linear->adapter = adapter;
     attached_.push_back({t, linear, adapter});

@@ -142,8 +142,7 @@ std::unique_ptr<LoraSet> load_peft_adapter(GPT& body, nn::Linear* head, const st
     bool selected = false;
     for (const auto& t : targets)
       if (selects(t, l)) selected = true, used_targets.insert(t);
-    require(selected,
-            tensors_path + ": module " + l + " is not among " + field("target_modules"));
+    require(selected, tensors_path + ": module " + l + " is not among " + field("target_modules"));
     nn::Linear* linear = find_linear(body, head, l);
     const int64_t in = linear->in_features(), out = linear->out_features();
     require(a->shape == Shape{lora.r, in}, tensors_path + ": " + kPrefix + l +
@@ -155,8 +154,8 @@ std::unique_ptr<LoraSet> load_peft_adapter(GPT& body, nn::Linear* head, const st
                                                 ", the base needs " + shape_str({out, lora.r}) +
                                                 " (r " + std::to_string(lora.r) + ")");
     require(lora.r <= std::max(in, out),
-            field("r") + " = " + std::to_string(lora.r) + " is larger than " + l +
-                " allows (in " + std::to_string(in) + ", out " + std::to_string(out) + ")");
+            field("r") + " = " + std::to_string(lora.r) + " is larger than " + l + " allows (in " +
+                std::to_string(in) + ", out " + std::to_string(out) + ")");
     where.push_back({l, kind_of(l), in, out});
   }
   for (const auto& t : targets)

@@ -17,7 +17,8 @@ struct Parameter {
   bool decay = true;  // false for biases, LayerNorm gains (and embeddings if configured)
 
   Parameter() = default;
-  Parameter(const Shape& shape, bool decay_) : value(Tensor::zeros(shape)), grad(Tensor::zeros(shape)), decay(decay_) {}
+  Parameter(const Shape& shape, bool decay_)
+      : value(Tensor::zeros(shape)), grad(Tensor::zeros(shape)), decay(decay_) {}
 
   bool trainable() const { return grad.defined(); }
   // Frozen: the gradient buffer is released. Trainable again: a zero gradient.

@@ -32,11 +32,11 @@ std::string last_point(const report::Points& points) {
 
 std::string best_point(const report::Points& points) {
   if (points.empty()) return "";
-  const auto best = std::min_element(points.begin(), points.end(), [](const auto& a, const auto& b) {
-    return a.second < b.second;
-  });
-  return fixed(best->second, 4) + " (step " + report::with_commas(static_cast<int64_t>(best->first)) +
-         ")";
+  const auto best =
+      std::min_element(points.begin(), points.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
+  return fixed(best->second, 4) + " (step " +
+         report::with_commas(static_cast<int64_t>(best->first)) + ")";
 }
 
 }  // namespace
@@ -104,8 +104,8 @@ std::string run_report_page(GPT& model, const Tokenizer& tok, const TrainConfig&
     }
     r.attention_caption = "Every layer and head on a fixed input of " + std::to_string(T) +
                           " tokens: \"" + text + "\"";
-    r.attention_svg = report::attention_grid_svg(layers, labels, "attention weights, step " +
-                                                                     report::with_commas(in.step));
+    r.attention_svg = report::attention_grid_svg(
+        layers, labels, "attention weights, step " + report::with_commas(in.step));
     r.attention_entropy = report::render_attention_entropy(report::attention_entropy(layers));
   } else {
     r.attention_caption = "No input to show.";

@@ -101,16 +101,26 @@ nlohmann::json TrainConfig::to_json() const {
             {"epochs", data.epochs},
             {"loss_on", data.loss_on}}},
           {"train",
-           {{"batch_size", t.batch_size},       {"max_steps", t.max_steps},
-            {"lr", t.lr},                       {"min_lr", t.min_lr},
-            {"warmup_steps", t.warmup_steps},   {"lr_decay_steps", t.lr_decay_steps},
-            {"beta1", t.beta1},                 {"beta2", t.beta2},
-            {"eps", t.eps},                     {"weight_decay", t.weight_decay},
-            {"decay_embeddings", t.decay_embeddings}, {"grad_clip", t.grad_clip},
-            {"grad_accum", t.grad_accum},       {"eval_interval", t.eval_interval},
-            {"eval_iters", t.eval_iters},       {"log_interval", t.log_interval},
-            {"checkpoint_interval", t.checkpoint_interval}, {"seed", t.seed},
-            {"threads", t.threads},             {"init_from", t.init_from},
+           {{"batch_size", t.batch_size},
+            {"max_steps", t.max_steps},
+            {"lr", t.lr},
+            {"min_lr", t.min_lr},
+            {"warmup_steps", t.warmup_steps},
+            {"lr_decay_steps", t.lr_decay_steps},
+            {"beta1", t.beta1},
+            {"beta2", t.beta2},
+            {"eps", t.eps},
+            {"weight_decay", t.weight_decay},
+            {"decay_embeddings", t.decay_embeddings},
+            {"grad_clip", t.grad_clip},
+            {"grad_accum", t.grad_accum},
+            {"eval_interval", t.eval_interval},
+            {"eval_iters", t.eval_iters},
+            {"log_interval", t.log_interval},
+            {"checkpoint_interval", t.checkpoint_interval},
+            {"seed", t.seed},
+            {"threads", t.threads},
+            {"init_from", t.init_from},
             {"trainable", t.trainable}}},
           {"sample",
            {{"prompt", sample.prompt},
@@ -137,7 +147,8 @@ void TrainConfig::validate() const {
           "data.loss_on: unknown '" + data.loss_on + "' (answer, all)");
   require(data.stride >= 0, "data.stride must be >= 0 (0: model.block_size)");
   require(data.epochs >= 0, "data.epochs must be >= 0 (0: train.max_steps decides)");
-  require(data.windows == "sliding" || data.epochs == 0, "data.epochs needs data.windows = sliding");
+  require(data.windows == "sliding" || data.epochs == 0,
+          "data.epochs needs data.windows = sliding");
   require(t.batch_size > 0, "train.batch_size must be positive");
   require(t.max_steps > 0, "train.max_steps must be positive");
   require(t.lr > 0, "train.lr must be positive");

@@ -23,10 +23,9 @@
 // `--set train.lr=3e-4` overrides one field; the value is read as JSON when it parses
 // (numbers, true/false, quoted strings) and as a plain string otherwise.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "generate/generate.h"
 #include "lora/lora.h"
@@ -35,19 +34,19 @@
 namespace tinylm {
 
 struct DataConfig {
-  std::string path;       // the corpus (UTF-8 text), or a folder written by `tinylm prepare`
-  std::string tokenizer;  // char (default) | word | gpt2 | a folder with encoder.json +
-                          // vocab.bpe; a prepared folder brings its own (meta.json)
-  double val_fraction = 0.1;       // the last fraction of the corpus is the validation split
-  std::string task;                // "addition": generated problems instead of a corpus
+  std::string path;           // the corpus (UTF-8 text), or a folder written by `tinylm prepare`
+  std::string tokenizer;      // char (default) | word | gpt2 | a folder with encoder.json +
+                              // vocab.bpe; a prepared folder brings its own (meta.json)
+  double val_fraction = 0.1;  // the last fraction of the corpus is the validation split
+  std::string task;           // "addition": generated problems instead of a corpus
   // How training batches are cut from the train split (data/sliding_windows.h):
   // "random" windows (nanoGPT, the default) or "sliding" windows (Raschka ch. 2:
   // max_length = model.block_size, stride, shuffle, drop_last, epochs).
   std::string windows = "random";
-  int64_t stride = 0;      // sliding: distance between windows; 0 = model.block_size
-  bool shuffle = true;     // sliding: a new window order each epoch
-  bool drop_last = true;   // sliding: drop an epoch's last, smaller batch
-  int64_t epochs = 0;      // sliding: > 0 sets train.max_steps to this many epochs
+  int64_t stride = 0;              // sliding: distance between windows; 0 = model.block_size
+  bool shuffle = true;             // sliding: a new window order each epoch
+  bool drop_last = true;           // sliding: drop an epoch's last, smaller batch
+  int64_t epochs = 0;              // sliding: > 0 sets train.max_steps to this many epochs
   std::string loss_on = "answer";  // addition: "answer" (positions 7..11) or "all" 12
 };
 
@@ -70,8 +69,8 @@ struct TrainSettings {
   int64_t log_interval = 10;
   int64_t checkpoint_interval = 500;
   uint64_t seed = 1337;
-  int64_t threads = 0;  // 0: all cores
-  std::string init_from;         // "" (random init, the default) or where weights come from
+  int64_t threads = 0;            // 0: all cores
+  std::string init_from;          // "" (random init, the default) or where weights come from
   std::string trainable = "all";  // "all", or "lora": adapters only, every base weight frozen
 };
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-
 #include <filesystem>
 
 #include "data/addition.h"
@@ -34,8 +33,9 @@ TrainingData::TrainingData(const TrainConfig& config, const nlohmann::json* toke
     // Keep the saved vocabulary: ids must mean what they meant when the run started.
     tokenizer_ = tokenizer_from_json(*tokenizer_json);
     require(tokenizer_->to_json() == ds.tokenizer->to_json(),
-            config.data.path + ": the corpus gives a different vocabulary than the run's "
-                               "checkpoint (were the corpus or the tokenizer files changed?)");
+            config.data.path +
+                ": the corpus gives a different vocabulary than the run's "
+                "checkpoint (were the corpus or the tokenizer files changed?)");
   } else {
     tokenizer_ = std::move(ds.tokenizer);
   }
@@ -44,7 +44,8 @@ TrainingData::TrainingData(const TrainConfig& config, const nlohmann::json* toke
   make_windows(config);
 }
 
-void TrainingData::use_base_tokenizer(const TrainConfig& config, const nlohmann::json& tokenizer_json) {
+void TrainingData::use_base_tokenizer(const TrainConfig& config,
+                                      const nlohmann::json& tokenizer_json) {
   tokenizer_ = tokenizer_from_json(tokenizer_json);
   const std::string base = "train.init_from (" + config.train.init_from + ")";
   require(config.data.tokenizer.empty() || config.data.tokenizer == tokenizer_->kind(),
@@ -116,7 +117,8 @@ std::vector<int32_t> TrainingData::fixed_input(int64_t max_tokens) const {
     return seq;
   }
   const std::vector<int32_t>& from = val_.empty() ? train_ : val_;
-  const auto n = std::min<size_t>(from.size(), static_cast<size_t>(std::max<int64_t>(max_tokens, 1)));
+  const auto n =
+      std::min<size_t>(from.size(), static_cast<size_t>(std::max<int64_t>(max_tokens, 1)));
   return {from.begin(), from.begin() + static_cast<std::ptrdiff_t>(n)};
 }
 

@@ -52,9 +52,9 @@ class TrainingData {
   std::unique_ptr<Tokenizer> tokenizer_;
   std::vector<int32_t> train_, val_;
   bool addition_ = false;
-  bool supervise_all_ = false;  // addition with data.loss_on = all
+  bool supervise_all_ = false;               // addition with data.loss_on = all
   std::unique_ptr<SlidingWindows> sliding_;  // data.windows = sliding
-  std::vector<AdditionProblem> held_out_;  // addition: the problems evaluation draws from
+  std::vector<AdditionProblem> held_out_;    // addition: the problems evaluation draws from
 };
 
 }  // namespace tinylm

@@ -64,7 +64,8 @@ TEST(TrainLora, StartsFromTheBaseKeepsItFrozenAndResumesBitIdentically) {
   EXPECT_NE(read_file(dir + "/whole/report.html")
                 .find("1,636,512: 2,304 trainable (LoRA r 4 on c_attn, c_fc), 1,634,208 frozen"),
             std::string::npos);
-  auto half = run_tinylm("train --quiet --config " + cfg + " --out " + dir + "/split --stop-after 3");
+  auto half =
+      run_tinylm("train --quiet --config " + cfg + " --out " + dir + "/split --stop-after 3");
   ASSERT_EQ(half.code, 0) << half.output;
   auto rest = run_tinylm("train --quiet --config " + cfg + " --out " + dir + "/split --resume");
   ASSERT_EQ(rest.code, 0) << rest.output;
@@ -140,8 +141,9 @@ TEST(TrainLora, FullTrainingFromARunFolderContinuesItsWeights) {
   auto r = run_tinylm("train --quiet --config " + cfg + " --out " + dir + "/base");
   ASSERT_EQ(r.code, 0) << r.output;
   // The same corpus with the base's character vocabulary; every weight trains.
-  r = run_tinylm("train --quiet --config " + cfg + " --out " + dir + "/more --set train.init_from=" +
-                 dir + "/base --set train.max_steps=2 --set train.lr=1e-9 --set train.min_lr=0");
+  r = run_tinylm("train --quiet --config " + cfg + " --out " + dir +
+                 "/more --set train.init_from=" + dir +
+                 "/base --set train.max_steps=2 --set train.lr=1e-9 --set train.min_lr=0");
   ASSERT_EQ(r.code, 0) << r.output;
   const auto before = tensors(dir + "/base/last.safetensors", "model.");
   const auto after = tensors(dir + "/more/last.safetensors", "model.");
@@ -180,13 +182,16 @@ TEST(TrainLora, BadInputIsOneMessageAndExitCode2) {
   std::ofstream(text) << std::string(400, 'a') + std::string(400, 'b');
   std::ofstream(other) << std::string(400, 'x') + std::string(400, 'y');
   const std::string base_cfg = dir + "/base.json";
-  std::ofstream(base_cfg) << R"({"model": {"block_size": 8, "n_layer": 1, "n_head": 1, "d_model": 8},
-  "data": {"path": ")" + text + R"("}, "train": {"batch_size": 2, "max_steps": 2, "eval_iters": 1, "threads": 1},
+  std::ofstream(base_cfg)
+      << R"({"model": {"block_size": 8, "n_layer": 1, "n_head": 1, "d_model": 8},
+  "data": {"path": ")" +
+             text +
+             R"("}, "train": {"batch_size": 2, "max_steps": 2, "eval_iters": 1, "threads": 1},
   "sample": {"max_new_tokens": 0}})";
   auto r = run_tinylm("train --quiet --config " + base_cfg + " --out " + dir + "/abc");
   ASSERT_EQ(r.code, 0) << r.output;
-  r = run_tinylm("train --quiet --config " + base_cfg + " --out " + dir + "/xyz --set data.path=" +
-                 other + " --set train.init_from=" + dir + "/abc");
+  r = run_tinylm("train --quiet --config " + base_cfg + " --out " + dir +
+                 "/xyz --set data.path=" + other + " --set train.init_from=" + dir + "/abc");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("cannot encode"), std::string::npos) << r.output;
 
@@ -194,7 +199,8 @@ TEST(TrainLora, BadInputIsOneMessageAndExitCode2) {
   r = run_tinylm("train --quiet --config " + cfg + " --out " + dir + "/run --stop-after 2");
   ASSERT_EQ(r.code, 0) << r.output;
   const std::string before = read_file(dir + "/run/last.safetensors");
-  r = run_tinylm("train --quiet --config " + cfg + " --out " + dir + "/run --resume --set lora.r=8");
+  r = run_tinylm("train --quiet --config " + cfg + " --out " + dir +
+                 "/run --resume --set lora.r=8");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("lora.r"), std::string::npos) << r.output;
   EXPECT_EQ(read_file(dir + "/run/last.safetensors"), before);

@@ -16,9 +16,9 @@
 namespace tinylm::cuda {
 namespace {
 
-#define SKIP_WITHOUT_GPU()                                           \
-  do {                                                               \
-    std::string why;                                                 \
+#define SKIP_WITHOUT_GPU()                                               \
+  do {                                                                   \
+    std::string why;                                                     \
     if (device_count(&why) == 0) GTEST_SKIP() << "no CUDA GPU: " << why; \
   } while (0)
 
@@ -62,17 +62,17 @@ TEST(CudaKernels, LayerNormMatchesTheReference) {
     const auto x = random_vector(N * C, 1, 2.0f), w = random_vector(C, 2), b = random_vector(C, 3);
     const auto dy = random_vector(N * C, 4);
     std::vector<float> y(N * C), mean(N), rstd(N), dx(N * C), dw(C, 0.5f), db(C, -0.25f);
-    ops::ref::layernorm_forward(x.data(), w.data(), b.data(), y.data(), mean.data(), rstd.data(),
-                                N, C, 1e-5f);
-    ops::ref::layernorm_backward(dy.data(), x.data(), w.data(), mean.data(), rstd.data(),
-                                 dx.data(), dw.data(), db.data(), N, C);
+    ops::ref::layernorm_forward(x.data(), w.data(), b.data(), y.data(), mean.data(), rstd.data(), N,
+                                C, 1e-5f);
+    ops::ref::layernorm_backward(dy.data(), x.data(), w.data(), mean.data(), rstd.data(), dx.data(),
+                                 dw.data(), db.data(), N, C);
 
     DeviceBuffer<float> gx(x), gw(w), gb(b), gdy(dy), gy(N * C), gmean(N), grstd(N), gdx(N * C);
     DeviceBuffer<float> gdw(std::vector<float>(C, 0.5f)), gdb(std::vector<float>(C, -0.25f));
-    cuda::layernorm_forward(gx.data(), gw.data(), gb.data(), gy.data(), gmean.data(), grstd.data(), N,
-                      C, 1e-5f);
-    cuda::layernorm_backward(gdy.data(), gx.data(), gw.data(), gmean.data(), grstd.data(), gdx.data(),
-                       gdw.data(), gdb.data(), N, C);
+    cuda::layernorm_forward(gx.data(), gw.data(), gb.data(), gy.data(), gmean.data(), grstd.data(),
+                            N, C, 1e-5f);
+    cuda::layernorm_backward(gdy.data(), gx.data(), gw.data(), gmean.data(), grstd.data(),
+                             gdx.data(), gdw.data(), gdb.data(), N, C);
     synchronize();
     EXPECT_LT(relative_error(gy.download(), y), 1e-6) << N << " x " << C;
     EXPECT_LT(relative_error(gmean.download(), mean), 1e-6);
@@ -88,8 +88,8 @@ TEST(CudaKernels, LayerNormWithoutBiasOrWeightGradients) {
   const int64_t N = 9, C = 65;
   const auto x = random_vector(N * C, 5), w = random_vector(C, 6), dy = random_vector(N * C, 7);
   std::vector<float> y(N * C), mean(N), rstd(N), dx(N * C);
-  ops::ref::layernorm_forward(x.data(), w.data(), nullptr, y.data(), mean.data(), rstd.data(), N,
-                              C, 1e-5f);
+  ops::ref::layernorm_forward(x.data(), w.data(), nullptr, y.data(), mean.data(), rstd.data(), N, C,
+                              1e-5f);
   ops::ref::layernorm_backward(dy.data(), x.data(), w.data(), mean.data(), rstd.data(), dx.data(),
                                nullptr, nullptr, N, C);
   DeviceBuffer<float> gx(x), gw(w), gdy(dy), gy(N * C), gmean(N), grstd(N), gdx(N * C);
@@ -106,7 +106,8 @@ TEST(CudaKernels, ActivationsMatchTheReference) {
   SKIP_WITHOUT_GPU();
   const int64_t N = 3 * 257 + 5;
   const auto x = random_vector(N, 8, 3.0f), dy = random_vector(N, 9);
-  for (const auto a : {ops::Activation::GeluTanh, ops::Activation::GeluErf, ops::Activation::Relu}) {
+  for (const auto a :
+       {ops::Activation::GeluTanh, ops::Activation::GeluErf, ops::Activation::Relu}) {
     std::vector<float> y(N), dx(N);
     ops::ref::activation_forward(a, x.data(), y.data(), N);
     ops::ref::activation_backward(a, dy.data(), x.data(), dx.data(), N);
@@ -148,7 +149,8 @@ TEST(CudaKernels, CrossEntropyMatchesTheReferenceWithIgnoredRows) {
       count += targets[i] != ops::kIgnoreIndex;
     }
     std::vector<float> dlogits(N * V);
-    const double loss = ops::ref::cross_entropy(logits.data(), targets.data(), dlogits.data(), N, V);
+    const double loss =
+        ops::ref::cross_entropy(logits.data(), targets.data(), dlogits.data(), N, V);
 
     DeviceBuffer<float> gl(logits), gd(N * V), grow(N);
     DeviceBuffer<int32_t> gt(targets);

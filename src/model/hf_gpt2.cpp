@@ -7,6 +7,7 @@
 #include "util/error.h"
 #include "model/weights_check.h"
 #include "util/files.h"
+#include "util/float_text.h"
 #include "util/json_read.h"
 
 namespace tinylm {
@@ -83,11 +84,11 @@ nlohmann::json config_to_hf(const GPTConfig& c) {
           {"n_head", c.n_head},
           {"n_inner", c.d_ff > 0 ? nlohmann::json(c.d_ff) : nlohmann::json(nullptr)},
           {"activation_function", act},
-          {"layer_norm_epsilon", c.ln_eps},
+          {"layer_norm_epsilon", shortest_decimal(c.ln_eps)},
           {"tie_word_embeddings", c.tie_head},
-          {"resid_pdrop", c.dropout},
-          {"embd_pdrop", c.dropout},
-          {"attn_pdrop", c.attention_dropout()},
+          {"resid_pdrop", shortest_decimal(c.dropout)},
+          {"embd_pdrop", shortest_decimal(c.dropout)},
+          {"attn_pdrop", shortest_decimal(c.attention_dropout())},
           {"bos_token_id", 50256},
           {"eos_token_id", 50256},
           {"tinylm_config", c.to_json()}};

@@ -73,11 +73,15 @@ void LoraAdapter::backward_add(const float* x, const float* dy, float* dx, int64
     if (keep_[i]) dx[i] += dxd_[i] * scale;
 }
 
-std::vector<LoraTarget> lora_targets(const GPTConfig& c, int64_t head_out, const LoraConfig& lora) {
+void validate(const LoraConfig& lora) {
   require(lora.r > 0, "lora.r must be a positive integer, got " + std::to_string(lora.r));
   require(std::isfinite(lora.alpha) && lora.alpha > 0, "lora.alpha must be a positive number");
   require(lora.dropout >= 0.0f && lora.dropout < 1.0f, "lora.dropout must be in [0, 1)");
   require(!lora.targets.empty(), "lora.targets: empty (any of c_attn, c_proj, c_fc, head)");
+}
+
+std::vector<LoraTarget> lora_targets(const GPTConfig& c, int64_t head_out, const LoraConfig& lora) {
+  validate(lora);
   std::set<std::string> kinds;
   for (const auto& t : lora.targets) {
     require(t == "c_attn" || t == "c_proj" || t == "c_fc" || t == "head",

@@ -66,6 +66,10 @@ struct LoraTarget {
   int64_t in = 0, out = 0;
 };
 
+// The settings alone: InputError naming the field for r <= 0, alpha not positive,
+// dropout outside [0, 1), no target. (lora_targets checks these and the model.)
+void validate(const LoraConfig& lora);
+
 // Every linear layer of a model with this config that the targets select (in model
 // order); head_out is the classification head's output size (0: no head). InputError
 // for an unknown target, a target that selects nothing, r <= 0 or r > max(in, out)

@@ -167,12 +167,8 @@ void TrainConfig::validate() const {
   require(t.threads >= 0, "train.threads must be >= 0 (0: all cores)");
   require(t.trainable == "all" || t.trainable == "lora",
           "train.trainable: unknown '" + t.trainable + "' (all, lora)");
-  if (t.trainable == "lora") {  // the targets are checked against the model when it is built
-    require(lora.r >= 1, "lora.r must be at least 1");
-    require(lora.alpha > 0, "lora.alpha must be positive");
-    require(lora.dropout >= 0 && lora.dropout < 1, "lora.dropout must be in [0, 1)");
-    require(!lora.targets.empty(), "lora.targets must name at least one module");
-  }
+  if (t.trainable == "lora")  // the targets are checked against the model when it is built
+    tinylm::validate(lora);
   // The optimizer works in float: a value that overflows float is bad input, not a
   // run whose weights become infinite at step 1.
   for (const auto& [name, v] : {std::pair<const char*, double>{"train.lr", t.lr},

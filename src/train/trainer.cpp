@@ -11,13 +11,13 @@
 
 #include "data/addition.h"
 #include "generate/generate.h"
+#include "lora/peft.h"
 #include "model/gpt.h"
 #include "report/device.h"
 #include "report/flops.h"
 #include "report/memory.h"
 #include "report/text_table.h"
 #include "tensor/threads.h"
-#include "lora/peft.h"
 #include "train/adamw.h"
 #include "train/base_model.h"
 #include "train/checkpoint.h"
@@ -135,23 +135,24 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
   // train.init_from: the base's shape, weights and tokenizer (read once, before step 1).
   std::optional<BaseModel> base;
   if (!c.train.init_from.empty() && !resuming) {
-    base = load_base_model(c.train.init_from, nlohmann::json::object(), c.model.dropout, c.train.seed,
-                           "train.init_from");
-    c.model = config_from_base(c.model, base->model->config(), "train.init_from (" + c.train.init_from + ")");
+    base = load_base_model(c.train.init_from, nlohmann::json::object(), c.model.dropout,
+                           c.train.seed, "train.init_from");
+    c.model = config_from_base(c.model, base->model->config(),
+                               "train.init_from (" + c.train.init_from + ")");
     saved_tokenizer = base->tokenizer->to_json();
   }
   TrainingData data(c, resuming || base ? &saved_tokenizer : nullptr);
   const int64_t vocab = data.tokenizer().vocab_size();
   if (c.model.vocab_size == 0) c.model.vocab_size = vocab;
   if (c.train.init_from.empty())
-    require(c.model.vocab_size == vocab, "model.vocab_size is " + std::to_string(c.model.vocab_size) +
-                                             " but the tokenizer has " + std::to_string(vocab) +
-                                             " tokens (leave vocab_size out to take it from the data)");
+    require(c.model.vocab_size == vocab,
+            "model.vocab_size is " + std::to_string(c.model.vocab_size) + " but the tokenizer has " +
+                std::to_string(vocab) + " tokens (leave vocab_size out to take it from the data)");
   else  // a base may have more embeddings than ids (GPT-2 padded to 50304, as nanoGPT)
-    require(vocab <= c.model.vocab_size, "train.init_from (" + c.train.init_from + ") has " +
-                                             std::to_string(c.model.vocab_size) +
-                                             " token embeddings but its tokenizer " +
-                                             std::to_string(vocab) + " ids");
+    require(vocab <= c.model.vocab_size,
+            "train.init_from (" + c.train.init_from + ") has " +
+                std::to_string(c.model.vocab_size) + " token embeddings but its tokenizer " +
+                std::to_string(vocab) + " ids");
   if (data.is_addition())
     require(c.model.block_size >= 12, "model.block_size must be at least 12 for the addition task");
   c.model.validate();
@@ -174,11 +175,11 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
           std::to_string(c.model.block_size) + ")");
 
   GPT model(c.model);
-  Rng init_rng(c.train.seed);
   if (base) {
     copy_base_weights(*base->model, model);
     base.reset();  // the base's memory is not needed any more
   } else {
+    Rng init_rng(c.train.seed);
     model.init(init_rng);
   }
   Rng lora_rng(c.train.seed + 3);
@@ -252,9 +253,7 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
                   "tinylm train: %s parameters%s%s, vocab %lld (%s), %s tokens train / %s val, "
                   "%d threads%s",
                   report::with_commas(counts.trainable + counts.frozen).c_str(), trained.c_str(),
-                  from.c_str(),
-                  static_cast<long long>(vocab),
-                  data.tokenizer().kind().c_str(),
+                  from.c_str(), static_cast<long long>(vocab), data.tokenizer().kind().c_str(),
                   data.is_addition() ? "generated" : std::to_string(data.train_tokens()).c_str(),
                   data.is_addition() ? "held-out" : std::to_string(data.val_tokens()).c_str(),
                   num_threads(), resuming ? (", resuming at step " + std::to_string(step)).c_str() : "");
@@ -314,7 +313,8 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
       break;
     }
     const bool log_step = (step + 1) % c.train.log_interval == 0 || step + 1 == c.train.max_steps;
-    const std::vector<double> block_norms = log_step ? layer_grad_norms(params, c.model.n_layer) : std::vector<double>{};
+    const std::vector<double> block_norms =
+        log_step ? layer_grad_norms(params, c.model.n_layer) : std::vector<double>{};
     const double grad_norm = c.train.grad_clip > 0
                                  ? clip_gradients(params, c.train.grad_clip)
                                  : clip_gradients(params, 1e30);

@@ -171,7 +171,7 @@ TEST(TrainLora, BadInputIsOneMessageAndExitCode2) {
   expect_input_error("--set model.block_size=65", "positions for only 64");
   expect_input_error("--set data.tokenizer=char", "leave data.tokenizer out");
   expect_input_error("--set train.trainable=some", "train.trainable");
-  expect_input_error("--set lora.r=0", "lora.r must be at least 1");
+  expect_input_error("--set lora.r=0", "lora.r must be a positive integer");
   expect_input_error("--set lora.r=200", "lora.r = 200 is larger than");
   expect_input_error("--set lora.targets='[\"head\"]'", "head");
   expect_input_error("--set lora.targets='[\"q_proj\"]'", "q_proj");

@@ -105,11 +105,8 @@ int finetune_classify(const FinetuneConfig& config_in, const FinetuneOptions& op
   // the base's weights in its body.
   std::unique_ptr<SequenceClassifier> model_ptr = build_classifier(c, run_info, f.seed + 3);
   SequenceClassifier& model = *model_ptr;
-  {
-    ParameterList from = base.model->parameters(), to = model.body().parameters();
-    for (size_t i = 0; i < from.size(); ++i) to[i].param->value.copy_from(from[i].param->value);
-    base.model.reset();
-  }
+  copy_base_weights(*base.model, model.body());
+  base.model.reset();
   const ParameterList params = model.parameters();
   AdamW opt = make_optimizer(params, f);
   const ParameterCounts counts = count_parameters(params);

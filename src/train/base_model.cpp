@@ -19,8 +19,7 @@ std::unique_ptr<GPT> with_dropout(std::unique_ptr<GPT> model, double dropout) {
   c.dropout = static_cast<float>(dropout);
   c.attn_dropout = -1.0f;
   auto copy = std::make_unique<GPT>(c);
-  ParameterList from = model->parameters(), to = copy->parameters();
-  for (size_t i = 0; i < from.size(); ++i) to[i].param->value.copy_from(from[i].param->value);
+  copy_base_weights(*model, *copy);
   return copy;
 }
 
@@ -67,7 +66,7 @@ BaseModel load_base_model(const std::string& src, const nlohmann::json& model_ov
   require(ids <= vocab, option + " " + src + ": the model has " + std::to_string(vocab) +
                             " token embeddings but its tokenizer (" + base.tokenizer->kind() +
                             ") has " + std::to_string(ids) + " ids");
-  base.model = with_dropout(std::move(base.model), dropout);
+  if (dropout >= 0) base.model = with_dropout(std::move(base.model), dropout);
   return base;
 }
 

@@ -7,7 +7,7 @@
 //     init, from `seed`), the GPT-2 tokenizer; `model_overrides` (the config's "model"
 //     section) changes fields of the shape, e.g. a small GPT for tests and recipes
 // The dropout of the returned model is `dropout` (fine-tuning's own setting, not the
-// base's). InputError: SRC is none of these, a folder whose tensors do not match its
+// base's); a negative `dropout` keeps the base's (no copy of the weights). InputError: SRC is none of these, a folder whose tensors do not match its
 // config, a tokenizer with more ids than the model's vocabulary, "model" overrides with
 // a base that is not a preset.
 #pragma once

@@ -135,8 +135,9 @@ int train(const TrainConfig& config_in, const TrainOptions& options) {
   // train.init_from: the base's shape, weights and tokenizer (read once, before step 1).
   std::optional<BaseModel> base;
   if (!c.train.init_from.empty() && !resuming) {
-    base = load_base_model(c.train.init_from, nlohmann::json::object(), c.model.dropout,
-                           c.train.seed, "train.init_from");
+    // The weights are copied once, into `model` below (config_from_base sets the dropout).
+    base = load_base_model(c.train.init_from, nlohmann::json::object(), -1.0, c.train.seed,
+                           "train.init_from");
     c.model = config_from_base(c.model, base->model->config(),
                                "train.init_from (" + c.train.init_from + ")");
     saved_tokenizer = base->tokenizer->to_json();

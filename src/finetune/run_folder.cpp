@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "train/model_source.h"
 #include "train/run_folder.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -21,18 +22,6 @@ bool empty_or_marker_only(const std::string& dir) {
 }
 
 }  // namespace
-
-std::string finetune_task_of(const std::string& dir) {
-  const std::string path = dir + "/config.json";
-  if (!file_exists(path)) return "";
-  try {
-    const nlohmann::json j = nlohmann::json::parse(read_file(path));
-    if (j.is_object() && j.contains("task") && j["task"].is_string() && j.contains("finetune"))
-      return j["task"].get<std::string>();
-  } catch (const nlohmann::json::exception&) {
-  }
-  return "";
-}
 
 void check_out_dir(const std::string& dir, const std::string& task, bool resume) {
   require(!dir.empty(), "no run folder (--out)");

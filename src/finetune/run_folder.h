@@ -31,10 +31,6 @@ inline std::string checkpoint_path(const std::string& dir) {
 // InputError unless `dir` may hold a run of `task` (see above).
 void check_out_dir(const std::string& dir, const std::string& task, bool resume);
 
-// The task of the finetune run in `dir` ("classify" / "instruct"), or "" when `dir` is
-// not a finetune run (no config.json with a task).
-std::string finetune_task_of(const std::string& dir);
-
 // Exit-2 check for the verbs: `dir` is a finetune run of `task` with a checkpoint. The
 // message names the verb to use for the other task.
 void require_finetune_run(const std::string& dir, const std::string& task, const std::string& verb);

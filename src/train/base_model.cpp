@@ -6,6 +6,7 @@
 
 #include "model/hf_gpt2.h"
 #include "tokenizer/bpe_tokenizer.h"
+#include "train/model_source.h"
 #include "train/run_model.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -25,43 +26,48 @@ std::unique_ptr<GPT> with_dropout(std::unique_ptr<GPT> model, double dropout) {
 
 BaseModel load_base_model(const std::string& src, const nlohmann::json& model_overrides,
                           double dropout, uint64_t seed, const std::string& option) {
-  require(!src.empty(), option + ": no base model given");
-  BaseModel base;
-  const bool is_dir = std::filesystem::is_directory(src);
+  const ModelSourceInfo source = identify_model_source(src, option);
   const bool has_overrides = model_overrides.is_object() && !model_overrides.empty();
-  if (is_dir && is_hf_model_dir(src)) {
-    base.model = load_hf_gpt2(src);
-    base.tokenizer = std::make_unique<BpeTokenizer>();
-    base.kind = "hf";
-  } else if ((is_dir &&
-              (file_exists(src + "/last.safetensors") || file_exists(src + "/best.safetensors"))) ||
-             (!is_dir && src.ends_with(".safetensors") && file_exists(src))) {
-    LoadedRun run = load_run(src);
-    base.model = std::move(run.model);
-    base.tokenizer = std::move(run.tokenizer);
-    base.kind = "run";
-  } else if (is_dir || file_exists(src)) {
-    throw InputError(option + " " + src +
-                     ": neither a Hugging Face GPT-2 folder (config.json + model.safetensors) "
-                     "nor a tinylm run folder (last.safetensors)");
-  } else {
-    nlohmann::json shape = has_overrides ? model_overrides : nlohmann::json::object();
-    shape["preset"] = src;  // InputError for an unknown name lists the presets
-    GPTConfig c;
-    try {
-      c = GPTConfig::from_json(shape, "model.");
-    } catch (const InputError& e) {
-      throw InputError(option + " " + src + ": not a folder, and " + e.what());
-    }
-    c.validate();
-    base.model = std::make_unique<GPT>(c);
-    Rng rng(seed);
-    base.model->init(rng);
-    base.tokenizer = std::make_unique<BpeTokenizer>();
-    base.kind = "preset";
-  }
-  require(!has_overrides || base.kind == "preset",
+  require(!has_overrides || source.kind == ModelSourceKind::Preset,
           "the config's \"model\" section applies only to a preset base, not to " + src);
+  BaseModel base;
+  switch (source.kind) {
+    case ModelSourceKind::HfLanguageModel:
+      base.model = load_hf_gpt2(src);
+      base.tokenizer = std::make_unique<BpeTokenizer>();
+      base.kind = "hf";
+      break;
+    case ModelSourceKind::TrainRun:
+    case ModelSourceKind::Checkpoint: {
+      LoadedRun run = load_run(src);
+      base.model = std::move(run.model);
+      base.tokenizer = std::move(run.tokenizer);
+      base.kind = "run";
+      break;
+    }
+    case ModelSourceKind::HfClassifier:
+    case ModelSourceKind::FinetuneRun:
+      throw InputError(option + " " + src + " is " + describe(source) +
+                       "; a base must be a language model: a Hugging Face GPT-2 folder "
+                       "(GPT2LMHeadModel), a tinylm train run or checkpoint, or a preset");
+    case ModelSourceKind::Preset: {
+      nlohmann::json shape = has_overrides ? model_overrides : nlohmann::json::object();
+      shape["preset"] = src;  // InputError for an unknown name lists the presets
+      GPTConfig c;
+      try {
+        c = GPTConfig::from_json(shape, "model.");
+      } catch (const InputError& e) {
+        throw InputError(option + " " + src + ": not a folder, and " + e.what());
+      }
+      c.validate();
+      base.model = std::make_unique<GPT>(c);
+      Rng rng(seed);
+      base.model->init(rng);
+      base.tokenizer = std::make_unique<BpeTokenizer>();
+      base.kind = "preset";
+      break;
+    }
+  }
   const int64_t vocab = base.model->config().vocab_size, ids = base.tokenizer->vocab_size();
   require(ids <= vocab, option + " " + src + ": the model has " + std::to_string(vocab) +
                             " token embeddings but its tokenizer (" + base.tokenizer->kind() +

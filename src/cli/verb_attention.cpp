@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cli/cli_util.h"
-#include "cli/model_source.h"
+#include "cli/model_flags.h"
 #include "course/journey.h"
 #include "ops/attention.h"
 #include "ops/matmul.h"
@@ -90,18 +90,17 @@ std::string model_attention_svg(GPT& model, const Tokenizer& tokenizer, const st
 
 int run_attention(int argc, char** argv) {
   CLI::App app{"Show scaled dot-product attention at work.", "tinylm attention"};
-  std::string example_name, run, hf_dir, text, out;
+  std::string example_name, text, out;
+  ModelFlags source;
   auto* ex = app.add_option("--example", example_name,
                             "a worked example: 'handout' (the default when no NAME is given: "
                             "Q=[[1,0],[0,1],[1,1]], K=[[1,0],[1,1],[0,1]], V=[[1,0],[0,2],[3,1]], "
                             "d_k=2, unmasked and causal) or 'journey' (Raschka ch. 3, \"Your "
                             "journey starts with one step\")")
                  ->expected(0, 1);
-  auto* run_opt =
-      app.add_option("--run", run, "a run folder or .safetensors checkpoint")->excludes(ex);
-  app.add_option("--model", hf_dir, "a Hugging Face GPT-2 folder (GPT-2 tokenizer)")
-      ->excludes(ex)
-      ->excludes(run_opt);
+  add_model_flags(app, source);
+  app.get_option("--run")->excludes(ex);
+  app.get_option("--model")->excludes(ex);
   app.add_option("--text", text, "the text to run through the model (with --run / --model)");
   app.add_option("--out", out, "write the attention weights as an SVG heatmap grid")
       ->check(kNonEmptyPath);
@@ -109,11 +108,11 @@ int run_attention(int argc, char** argv) {
   const bool example = ex->count() > 0;
   if (example && example_name.empty()) example_name = "handout";
   if (!example) {
-    require(!run.empty() || !hf_dir.empty(), "nothing to show: pass --example, --run or --model");
+    require(has_model(source), "nothing to show: pass --example, --run or --model");
     require(!text.empty(), "--run / --model need --text");
     require(!out.empty(), "--run / --model need --out FILE.svg");
-    const ModelSource source = load_model_source(run, hf_dir);
-    svg::write_file(out, model_attention_svg(*source.model, *source.tokenizer, text, source.name));
+    OpenedModel m = open_model(source);
+    svg::write_file(out, model_attention_svg(m.gpt(), *m.tokenizer, text, m.source.path));
     std::printf("wrote %s\n", out.c_str());
     return 0;
   }

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cli/cli_util.h"
-#include "cli/model_source.h"
+#include "cli/model_flags.h"
 #include "report/figures.h"
 #include "report/svg.h"
 #include "util/error.h"
@@ -40,22 +40,19 @@ std::vector<std::string> split_tokens(const std::string& list) {
 
 int run_embeddings(int argc, char** argv) {
   CLI::App app{"Cosine similarity of a model's embedding rows, as SVG.", "tinylm embeddings"};
-  std::string run, hf_dir, out, tokens;
+  std::string out, tokens;
+  ModelFlags source;
   bool positions = false;
-  auto* run_opt = app.add_option("--run", run, "run folder or .safetensors checkpoint");
-  app.add_option("--model", hf_dir, "a Hugging Face GPT-2 folder (GPT-2 tokenizer)")
-      ->excludes(run_opt);
+  add_model_flags(app, source);
   app.add_option("--out", out, "the SVG file to write")->required()->check(kNonEmptyPath);
   app.add_option("--tokens", tokens,
                  "comma-separated token strings (\\, for a comma, \\n newline); default: the "
                  "first 64 ids");
   app.add_flag("--positions", positions, "the position embeddings (wpe) instead");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
-  require(!run.empty() || !hf_dir.empty(), "pass --run RUN_DIR or --model HF_DIR");
-
-  const ModelSource source = load_model_source(run, hf_dir);
-  const std::unique_ptr<GPT>& model = source.model;
-  const std::unique_ptr<Tokenizer>& tokenizer = source.tokenizer;
+  OpenedModel opened = open_model(source);
+  GPT* model = &opened.gpt();
+  const Tokenizer* tokenizer = opened.tokenizer.get();
 
   std::vector<int64_t> rows;
   std::vector<std::string> labels;

@@ -1,27 +1,29 @@
-// tinylm eval --run RUN_DIR [--data FILE] [--task addition --n 1000]
+// tinylm eval --run RUN_DIR | --model SRC [--data FILE] [--task addition --n 1000]
 #include <cstdio>
 
 #include "cli/cli_util.h"
+#include "cli/model_flags.h"
 #include "data/corpus.h"
 #include "data/dataset.h"
-#include "finetune/run_folder.h"
 #include "train/evaluate.h"
-#include "train/run_model.h"
 #include "util/error.h"
 
 namespace tinylm::cli {
 
-int eval_finetune_run(const std::string& run, const std::string& task, const std::string& data);
+int eval_finetune_run(OpenedModel& run, const std::string& data);
 
 int run_eval(int argc, char** argv) {
-  CLI::App app{"Evaluate a trained run: the mean loss over a whole text (default: the run's "
-               "validation split) with bits per character or perplexity, or the exact-match "
-               "accuracy on held-out addition problems. On a finetune run: val and test loss "
-               "(instruct) or train, val and test accuracy (classify).",
-               "tinylm eval"};
-  std::string run, data, task;
+  CLI::App app{
+      "Evaluate a trained run: the mean loss over a whole text (default: the run's "
+      "validation split) with bits per character or perplexity, or the exact-match "
+      "accuracy on held-out addition problems. On a finetune run: val and test loss "
+      "(instruct) or train, val and test accuracy (classify). On a Hugging Face "
+      "folder or a preset: the loss over --data.",
+      "tinylm eval"};
+  std::string data, task;
+  ModelFlags source;
   int64_t n = 1000, stride = 0, batch = 16;
-  app.add_option("--run", run, "run folder or checkpoint file")->required();
+  add_model_flags(app, source);
   app.add_option("--data", data, "text file to evaluate on (default: the run's validation split)");
   app.add_option("--stride", stride, "window stride in tokens (default: block_size)");
   app.add_option("--batch", batch, "windows per forward pass")->capture_default_str();
@@ -29,13 +31,17 @@ int run_eval(int argc, char** argv) {
   app.add_option("--n", n, "number of held-out addition problems")->capture_default_str();
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
-  if (const std::string t = finetune::finetune_task_of(run); !t.empty())
-    return eval_finetune_run(run, t, data);
-  LoadedRun loaded = load_run(run);
-  std::printf("checkpoint %s (step %lld)\n", loaded.checkpoint.c_str(),
-              static_cast<long long>(loaded.step));
-  if (task == "addition" || (task.empty() && loaded.config.data.task == "addition")) {
-    const AdditionEval e = evaluate_addition(*loaded.model, n);
+  require(has_model(source), "pass --run RUN_DIR or --model SRC");
+  OpenedModel loaded = open_model(source);
+  if (loaded.finetune_config) return eval_finetune_run(loaded, data);
+  GPT& model = loaded.language_model("tinylm eval");
+  if (loaded.train_config)
+    std::printf("checkpoint %s (step %lld)\n", loaded.checkpoint.c_str(),
+                static_cast<long long>(loaded.step));
+  else
+    std::printf("model %s\n", loaded.title().c_str());
+  if (task == "addition" || (task.empty() && loaded.is_addition())) {
+    const AdditionEval e = evaluate_addition(model, n);
     std::printf("addition: %lld / %lld held-out problems exactly right: accuracy %.2f%%\n",
                 static_cast<long long>(e.correct), static_cast<long long>(e.total),
                 100.0 * e.accuracy());
@@ -53,13 +59,18 @@ int run_eval(int argc, char** argv) {
   } else {
     // The run's validation split: the last val_fraction of its corpus, or val.bin of a
     // prepared folder.
-    const DataConfig& d = loaded.config.data;
-    ids = load_token_dataset(d.path, d.tokenizer, loaded.config.model.block_size, d.val_fraction).val;
+    require(loaded.train_config.has_value(),
+            loaded.title() + " has no validation split of its own: pass --data FILE");
+    const DataConfig& d = loaded.train_config->data;
+    ids = load_token_dataset(d.path, d.tokenizer, loaded.train_config->model.block_size,
+                             d.val_fraction)
+              .val;
     what = d.path + " (validation split)";
   }
-  const int64_t T = loaded.config.model.block_size;
-  const TextEval e = evaluate_ids(*loaded.model, ids, stride ? stride : T, batch);
-  std::printf("%s: %lld tokens, mean loss %.4f", what.c_str(), static_cast<long long>(e.tokens), e.loss);
+  const int64_t T = model.config().block_size;
+  const TextEval e = evaluate_ids(model, ids, stride ? stride : T, batch);
+  std::printf("%s: %lld tokens, mean loss %.4f", what.c_str(), static_cast<long long>(e.tokens),
+              e.loss);
   if (loaded.tokenizer->kind() == "char") std::printf(", %.4f bits per character", e.bpc);
   std::printf(", perplexity %.3f\n", e.perplexity);
   return 0;

@@ -1,11 +1,12 @@
-// tinylm generate --model HF_DIR (--prompt TEXT | --prompt-ids 1,2,3) --max-new-tokens N
-//   [--greedy] [--print-ids] ...: GPT-2 models speak GPT-2's BPE (tokenizer/bpe_tokenizer.h).
+// tinylm generate --model SRC (--prompt TEXT | --prompt-ids 1,2,3) --max-new-tokens N
+//   [--greedy] [--print-ids] ...: Hugging Face GPT-2 folders and presets speak GPT-2's BPE
+//   (tokenizer/bpe_tokenizer.h, from --vocab-dir); runs their own tokenizer.
 #include <cstdio>
 #include <sstream>
 
 #include "cli/cli_util.h"
 #include "generate/generate.h"
-#include "model/hf_gpt2.h"
+#include "open/open_model.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "util/error.h"
 
@@ -34,24 +35,38 @@ std::vector<int32_t> parse_ids(const std::string& text) {
 }  // namespace
 
 int run_generate(int argc, char** argv) {
-  CLI::App app{"Generate tokens from a GPT-2 style model folder (Hugging Face layout: "
-               "config.json + model.safetensors).",
-               "tinylm generate"};
+  CLI::App app{
+      "Generate tokens from a GPT-2 style model: a Hugging Face folder "
+      "(config.json + model.safetensors), a run, a checkpoint or a preset. Unlike "
+      "sample, it goes on past <|endoftext|>.",
+      "tinylm generate"};
   std::string model_dir, prompt_ids, prompt_text, vocab_dir = default_gpt2_dir();
   GenerateOptions opts;
   uint64_t seed = 1337;
   bool print_ids = false, bf16 = false;
-  app.add_option("--model", model_dir, "model folder (config.json + model.safetensors)")->required();
+  app.add_option("--model", model_dir,
+                 "a Hugging Face GPT-2 folder, a run folder, a checkpoint, an instruct run or a "
+                 "preset")
+      ->required();
   auto* text_opt = app.add_option("--prompt", prompt_text, "prompt text (GPT-2 BPE)");
-  app.add_option("--prompt-ids", prompt_ids, "prompt as comma-separated token ids")->excludes(text_opt);
-  app.add_option("--vocab-dir", vocab_dir, "folder with encoder.json + vocab.bpe")->capture_default_str();
-  app.add_option("--max-new-tokens", opts.max_new_tokens, "tokens to generate")->capture_default_str();
+  app.add_option("--prompt-ids", prompt_ids, "prompt as comma-separated token ids")
+      ->excludes(text_opt);
+  app.add_option("--vocab-dir", vocab_dir,
+                 "folder with encoder.json + vocab.bpe (Hugging Face folders and presets; a run "
+                 "has its own tokenizer)")
+      ->capture_default_str();
+  app.add_option("--max-new-tokens", opts.max_new_tokens, "tokens to generate")
+      ->capture_default_str();
   app.add_flag("--greedy", opts.sampling.greedy, "argmax at every step");
-  app.add_option("--temperature", opts.sampling.temperature, "softmax temperature")->capture_default_str();
-  app.add_option("--top-k", opts.sampling.top_k, "keep the k most likely tokens (0: all)")->capture_default_str();
-  app.add_option("--top-p", opts.sampling.top_p, "nucleus sampling threshold")->capture_default_str();
+  app.add_option("--temperature", opts.sampling.temperature, "softmax temperature")
+      ->capture_default_str();
+  app.add_option("--top-k", opts.sampling.top_k, "keep the k most likely tokens (0: all)")
+      ->capture_default_str();
+  app.add_option("--top-p", opts.sampling.top_p, "nucleus sampling threshold")
+      ->capture_default_str();
   app.add_option("--seed", seed, "random seed for sampling")->capture_default_str()->check(kSeed);
-  app.add_flag("--print-ids", print_ids, "also print the generated ids, comma-separated, on one line");
+  app.add_flag("--print-ids", print_ids,
+               "also print the generated ids, comma-separated, on one line");
   app.add_flag("--bf16", bf16,
                "decode with bf16 copies of the weights (half the memory traffic; the products "
                "stay float32; the prompt uses the float32 weights)");
@@ -61,16 +76,18 @@ int run_generate(int argc, char** argv) {
   require(opts.max_new_tokens >= 0 && opts.max_new_tokens <= kMaxNewTokens,
           "--max-new-tokens must be in [0, " + std::to_string(kMaxNewTokens) + "]");
   require(!prompt_text.empty() || !prompt_ids.empty(), "give --prompt TEXT or --prompt-ids IDS");
-  auto model = load_hf_gpt2(model_dir);
-  std::unique_ptr<BpeTokenizer> tok;
-  if (!prompt_text.empty() || model->config().vocab_size == 50257)
-    tok = std::make_unique<BpeTokenizer>(vocab_dir);
-  const std::vector<int32_t> prompt = prompt_text.empty() ? parse_ids(prompt_ids) : tok->encode(prompt_text);
+  OpenOptions open;
+  open.gpt2_vocab_dir = vocab_dir;
+  OpenedModel opened = tinylm::open_model(model_dir, open);
+  GPT* model = &opened.language_model("tinylm generate");
+  const Tokenizer* tok = opened.tokenizer.get();
+  const std::vector<int32_t> prompt =
+      prompt_text.empty() ? parse_ids(prompt_ids) : tok->encode(prompt_text);
   for (int32_t id : prompt)
     require(id < model->config().vocab_size,
             "--prompt-ids: id " + std::to_string(id) + " is outside the vocabulary (" +
                 std::to_string(model->config().vocab_size) + " tokens)");
-  if (tok) opts.stop_id = -1;  // GPT-2 generation goes on past <|endoftext|> unless asked
+  opts.stop_id = -1;  // generation goes on past <|endoftext|>
   if (bf16) model->set_bf16_decode(true);
   Rng rng(seed);
   const std::vector<int32_t> out = generate(*model, prompt, opts, rng);

@@ -5,30 +5,17 @@
 #include <cstdio>
 
 #include "cli/cli_util.h"
-#include "model/hf_gpt2.h"
 #include "report/embedding_table.h"
 #include "report/model_info.h"
 #include "report/roofline.h"
+#include "train/model_source.h"
 #include "train/train_config.h"
 #include "train/training_data.h"
 #include "util/error.h"
-#include "util/files.h"
-#include "util/json_read.h"
 
 namespace tinylm::cli {
 
 namespace {
-
-GPTConfig hf_config(const std::string& dir) {
-  const std::string path = dir + "/config.json";
-  require(file_exists(path), dir + ": not a model folder (no config.json)");
-  try {
-    return config_from_hf(read_json_file(path));
-  } catch (const InputError& e) {
-    const std::string what = e.what();
-    throw InputError(what.rfind("config.json", 0) == 0 ? dir + "/" + what : what);
-  }
-}
 
 // A config file's model. A training config may leave model.vocab_size out (the trainer
 // takes it from the data's tokenizer); then the tokenizer is built here the same way.
@@ -60,8 +47,10 @@ int run_info(int argc, char** argv) {
   app.add_option("--config", config_file,
                  "JSON config: a training config with the model under \"model\", or a bare "
                  "model object");
-  app.add_option("--run", run_dir, "run folder: reads RUN_DIR/config.json like --config");
-  app.add_option("--model", model_dir, "Hugging Face GPT-2 folder: reads its config.json");
+  app.add_option("--run", run_dir,
+                 "run folder (train or finetune) or checkpoint: reads the model's shape from it");
+  app.add_option("--model", model_dir,
+                 "Hugging Face GPT-2 folder (reads its config.json), or any source --run takes");
   app.add_option("--preset", preset, "gpt2-124m, gpt2-355m, gpt2-774m or gpt2-1558m");
   app.add_option("--batch", batch, "batch size B for FLOPs and memory")->capture_default_str();
   app.add_option("--seq", seq, "sequence length T (default: the model's block_size)");
@@ -96,9 +85,9 @@ int run_info(int argc, char** argv) {
   if (!config_file.empty())
     config = training_config_model(config_file);
   else if (!run_dir.empty())
-    config = report::load_model_config(run_dir + "/config.json");
+    config = model_config_of(identify_model_source(run_dir, "--run"));
   else if (!model_dir.empty())
-    config = hf_config(model_dir);
+    config = model_config_of(identify_model_source(model_dir, "--model"));
   else
     config = GPTConfig::preset(preset);
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "cli/cli_util.h"
-#include "finetune/merge.h"
+#include "open/merge_source.h"
 
 namespace tinylm::cli {
 
@@ -19,13 +19,14 @@ int run_lora(int argc, char** argv) {
   merge
       ->add_option("--base", base,
                    "the base: a Hugging Face GPT-2 folder (GPT2LMHeadModel or "
-                   "GPT2ForSequenceClassification), a tinylm run folder, or a preset (gpt2-124m)")
+                   "GPT2ForSequenceClassification), a tinylm run or fine-tuning run, a "
+                   "checkpoint, or a preset (gpt2-124m)")
       ->required();
   merge->add_option("--adapter", adapter, "the PEFT adapter folder")->required();
   merge->add_option("--out", out, "the folder to write (must not exist, or be empty)")->required();
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
-  const finetune::MergeSummary s = finetune::merge_adapter(base, adapter, out);
+  const finetune::MergeSummary s = merge_adapter_into(base, adapter, out);
   std::printf("merged %lld LoRA modules (%lld adapter parameters) into %s%s\n",
               static_cast<long long>(s.modules), static_cast<long long>(s.lora_parameters),
               out.c_str(), s.classifier ? " (GPT2ForSequenceClassification)" : "");

@@ -1,11 +1,12 @@
-// tinylm sample --run RUN_DIR | --checkpoint FILE --prompt TEXT --max-new-tokens N ...
+// tinylm sample --run RUN_DIR | --checkpoint FILE | --model SRC --prompt TEXT --max-new-tokens N
+// ...
 #include <cstdio>
 #include <string>
 
 #include "cli/cli_util.h"
+#include "cli/model_flags.h"
 #include "generate/generate.h"
 #include "tokenizer/stream_decoder.h"
-#include "train/run_model.h"
 #include "util/error.h"
 
 namespace tinylm::cli {
@@ -58,20 +59,33 @@ class Streamer {
 }  // namespace
 
 int run_sample(int argc, char** argv) {
-  CLI::App app{"Generate text from a trained run, streaming it as it is produced.",
-               "tinylm sample"};
-  std::string run, checkpoint, prompt = "\n", stop;
+  CLI::App app{
+      "Generate text from a trained run (or any language model: a Hugging Face "
+      "GPT-2 folder, an instruct run, a preset), streaming it as it is produced.",
+      "tinylm sample"};
+  std::string checkpoint, prompt = "\n", stop;
+  ModelFlags source;
   GenerateOptions opts;
   opts.max_new_tokens = 200;
   uint64_t seed = 1337;
   bool no_cache = false;
-  auto* run_opt = app.add_option("--run", run, "run folder (uses best.safetensors, else last)");
-  app.add_option("--checkpoint", checkpoint, "a checkpoint file")->excludes(run_opt);
+  add_model_flags(app, source);
+  app.get_option("--run")->description(
+      "run folder (uses best.safetensors, else last), or any model (see --model)");
+  app.get_option("--model")->description(std::string("the model: ") + kModelSourceHelp);
+  app.add_option("--checkpoint", checkpoint, "a checkpoint file")
+      ->excludes("--run")
+      ->excludes("--model");
   app.add_option("--prompt", prompt, "text to continue")->capture_default_str();
-  app.add_option("--max-new-tokens", opts.max_new_tokens, "tokens to generate")->capture_default_str();
-  app.add_option("--temperature", opts.sampling.temperature, "softmax temperature")->capture_default_str();
-  app.add_option("--top-k", opts.sampling.top_k, "keep the k most likely tokens (0: all)")->capture_default_str();
-  app.add_option("--top-p", opts.sampling.top_p, "nucleus sampling: keep the top tokens up to this probability")->capture_default_str();
+  app.add_option("--max-new-tokens", opts.max_new_tokens, "tokens to generate")
+      ->capture_default_str();
+  app.add_option("--temperature", opts.sampling.temperature, "softmax temperature")
+      ->capture_default_str();
+  app.add_option("--top-k", opts.sampling.top_k, "keep the k most likely tokens (0: all)")
+      ->capture_default_str();
+  app.add_option("--top-p", opts.sampling.top_p,
+                 "nucleus sampling: keep the top tokens up to this probability")
+      ->capture_default_str();
   app.add_flag("--greedy", opts.sampling.greedy, "always take the most likely token");
   app.add_option("--seed", seed, "random seed")->capture_default_str()->check(kSeed);
   app.add_option("--stop", stop, "stop when this text is generated (it is not printed)");
@@ -81,22 +95,25 @@ int run_sample(int argc, char** argv) {
                "decode with bf16 copies of the weights (half the memory traffic; the products "
                "stay float32; the prompt uses the float32 weights)");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
-  require(!run.empty() || !checkpoint.empty(), "give --run RUN_DIR or --checkpoint FILE");
+  if (!checkpoint.empty()) source.run = checkpoint;
+  require(has_model(source), "give --run RUN_DIR, --checkpoint FILE or --model SRC");
   require(opts.max_new_tokens >= 0 && opts.max_new_tokens <= kMaxNewTokens,
           "--max-new-tokens must be in [0, " + std::to_string(kMaxNewTokens) + "]");
   validate(opts.sampling);
   opts.use_cache = !no_cache;
 
-  LoadedRun loaded = load_run(run.empty() ? checkpoint : run);
-  if (bf16) loaded.model->set_bf16_decode(true);
-  std::vector<int32_t> ids = loaded.tokenizer->encode(prompt);
+  OpenedModel opened = open_model(source);
+  GPT& model = opened.language_model("tinylm sample");
+  const Tokenizer& tokenizer = *opened.tokenizer;
+  if (bf16) model.set_bf16_decode(true);
+  std::vector<int32_t> ids = tokenizer.encode(prompt);
   require(!ids.empty(), "--prompt is empty after tokenization");
-  opts.stop_id = loaded.tokenizer->eot_id();
+  opts.stop_id = tokenizer.eot_id();
   std::fwrite(prompt.data(), 1, prompt.size(), stdout);
-  Streamer streamer(*loaded.tokenizer, stop);
+  Streamer streamer(tokenizer, stop);
   Rng rng(seed);
   bool stopped = false;
-  generate(*loaded.model, ids, opts, rng, [&](int32_t id) {
+  generate(model, ids, opts, rng, [&](int32_t id) {
     if (id == opts.stop_id) return true;  // end of text: not printed
     stopped = !streamer.add(id);
     return !stopped;

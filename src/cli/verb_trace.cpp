@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cli/cli_util.h"
-#include "cli/model_source.h"
+#include "cli/model_flags.h"
 #include "data/addition.h"
 #include "report/figures.h"
 #include "report/trace.h"
@@ -263,12 +263,11 @@ int run_trace(int argc, char** argv) {
       "Walk one input through a model: tokens, embeddings, attention per head, "
       "residual norms, next-token probabilities.",
       "tinylm trace"};
-  std::string run, hf_dir, text;
+  std::string text;
+  ModelFlags source;
   int64_t dims = 8, answer_tokens = kAdditionAnswerLen, answer_block = -1;
   bool answer = false;
-  auto* run_opt = app.add_option("--run", run, "a run folder or .safetensors checkpoint");
-  app.add_option("--model", hf_dir, "a Hugging Face GPT-2 folder (GPT-2 tokenizer)")
-      ->excludes(run_opt);
+  add_model_flags(app, source);
   app.add_option("--text", text, "the text to run through the model")->required();
   app.add_option("--dims", dims, "embedding dimensions to print per position")
       ->capture_default_str()
@@ -283,10 +282,10 @@ int run_trace(int argc, char** argv) {
                  "whose heads --answer shows (default: the last block)")
       ->check(CLI::NonNegativeNumber);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
-  require(!run.empty() || !hf_dir.empty(), "nothing to trace: pass --run or --model");
+  require(has_model(source), "nothing to trace: pass --run or --model");
   require(!text.empty(), "--text is empty");
-  const ModelSource source = load_model_source(run, hf_dir);
-  trace_text(*source.model, *source.tokenizer, source.addition, text, source.name, dims, answer,
+  OpenedModel m = open_model(source);
+  trace_text(m.gpt(), *m.tokenizer, m.is_addition(), text, m.source.path, dims, answer,
              answer_tokens, answer_block);
   return 0;
 }

@@ -1,0 +1,82 @@
+// Every verb that reads a model opens it through one resolver (open/open_model.h), so
+// each takes every source that makes sense for it: `sample` a Hugging Face folder,
+// `generate` a run, `info` and `eval` any model, and the wrong kind is exit 2 naming
+// the verb to use.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cli/cli_test_util.h"
+
+namespace tinylm::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+void expect_exit(int code, const std::string& args, const std::string& message) {
+  const RunResult r = run_tinylm(args);
+  EXPECT_EQ(r.code, code) << args << "\n" << r.output;
+  EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+}
+
+TEST(OpenModelCli, SampleAndGenerateReadAHuggingFaceFolderAlike) {
+  const std::string prompt = " --prompt 'Hello, I am a tiny language model,' --greedy";
+  const RunResult sample =
+      run_tinylm("sample --model tests/fixtures/gpt2-tiny --max-new-tokens 12" + prompt);
+  ASSERT_EQ(sample.code, 0) << sample.output;
+  const RunResult generate =
+      run_tinylm("generate --model tests/fixtures/gpt2-tiny --max-new-tokens 12" + prompt);
+  ASSERT_EQ(generate.code, 0) << generate.output;
+  EXPECT_EQ(sample.output, generate.output);
+  EXPECT_EQ(sample.output.rfind("Hello, I am a tiny language model,", 0), 0u) << sample.output;
+}
+
+TEST(OpenModelCli, ARunOpensInEveryVerbThatReadsAModel) {
+  const std::string dir = fresh_dir("open-run");
+  const std::string run = dir + "/add";
+  const RunResult t = run_tinylm("train --quiet --config configs/addition.json --out " + run +
+                                 " --set train.max_steps=4 --set train.batch_size=8"
+                                 " --set train.eval_interval=2 --set train.eval_iters=1");
+  ASSERT_EQ(t.code, 0) << t.output;
+  for (const std::string& args :
+       {"generate --model " + run + " --prompt 123+456= --max-new-tokens 4 --greedy",
+        "sample --model " + run + " --prompt 123+456= --max-new-tokens 4 --greedy",
+        "eval --model " + run + " --n 20", "info --model " + run,
+        "info --run " + run + "/last.safetensors",
+        "trace --model " + run + "/last.safetensors --text 123+456="}) {
+    const RunResult r = run_tinylm(args);
+    EXPECT_EQ(r.code, 0) << args << "\n" << r.output;
+  }
+  expect_exit(2, "classify --run " + run + " --text 1+1=", "tinylm classify needs a classifier");
+  expect_exit(2, "eval --model tests/fixtures/gpt2-tiny",
+              "has no validation split of its own: pass --data");
+  fs::remove_all(dir);
+}
+
+TEST(OpenModelCli, TheWrongKindOfModelNamesTheVerbToUse) {
+  expect_exit(2, "sample --model tests/fixtures/gpt2-micro-classify --prompt hi",
+              "tinylm sample needs a language model (use tinylm classify");
+  expect_exit(2, "respond --model tests/fixtures/gpt2-micro-classify --instruction hi",
+              "needs a language model");
+  expect_exit(2, "generate --model no-such-model --prompt hi", "no-such-model");
+  // a classifier whose vocabulary the GPT-2 tokenizer does not fit: a clear message
+  expect_exit(2, "classify --model tests/fixtures/gpt2-micro-classify --text 'hello there'",
+              "outside the model's vocabulary");
+  // the shape of a classifier folder, from its config alone
+  const RunResult info = run_tinylm("info --model tests/fixtures/gpt2-micro-classify");
+  EXPECT_EQ(info.code, 0) << info.output;
+}
+
+TEST(OpenModelCli, RespondAnswersWithAnyLanguageModel) {
+  const RunResult r = run_tinylm(
+      "respond --model tests/fixtures/gpt2-tiny --instruction 'Name a color.' "
+      "--max-new-tokens 5");
+  EXPECT_EQ(r.code, 0) << r.output;
+  expect_exit(2,
+              "respond --model tests/fixtures/gpt2-tiny --instruction hi "
+              "--max-new-tokens 1000001",
+              "--max-new-tokens must be in [0, 1000000]");
+}
+
+}  // namespace
+}  // namespace tinylm::testing

@@ -1,0 +1,179 @@
+// Every model source opens through the one resolver (open/open_model.h), and each kind
+// comes back with what its verbs need: weights equal to the kind's own loader, the
+// tokenizer, the run's settings; the wrong kind for a verb is a plain InputError.
+#include "open/open_model.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "common/input_error.h"
+#include "finetune/classify_trainer.h"
+#include "finetune/finetune_test_util.h"
+#include "finetune/hf_classifier.h"
+#include "finetune/instruct_trainer.h"
+#include "model/hf_gpt2.h"
+#include "open/merge_source.h"
+#include "train/run_model.h"
+#include "train/trainer.h"
+#include "util/files.h"
+#include "util/json_read.h"
+
+namespace tinylm {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::input_error;
+
+const std::string kFixtures = std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures";
+
+OpenOptions named(const std::string& option) {
+  OpenOptions o;
+  o.option = option;
+  return o;
+}
+
+void expect_same_weights(GPT& a, GPT& b) {
+  ParameterList pa = a.parameters(), pb = b.parameters();
+  ASSERT_EQ(pa.size(), pb.size());
+  for (size_t i = 0; i < pa.size(); ++i) {
+    const Tensor &x = pa[i].param->value, &y = pb[i].param->value;
+    ASSERT_EQ(x.numel(), y.numel()) << pa[i].name;
+    for (int64_t j = 0; j < x.numel(); ++j) ASSERT_EQ(x[j], y[j]) << pa[i].name;
+  }
+}
+
+// A 4-step run of the addition recipe (tiny batches), written to `dir`.
+void train_tiny_addition_run(const std::string& dir) {
+  nlohmann::json j = read_json_file(std::string(TINYLM_SOURCE_DIR) + "/configs/addition.json");
+  j["train"]["batch_size"] = 8;
+  j["train"]["max_steps"] = 4;
+  j["train"]["eval_interval"] = 2;
+  j["train"]["eval_iters"] = 1;
+  j["train"]["threads"] = 1;
+  TrainOptions options;
+  options.out_dir = dir;
+  options.quiet = true;
+  ASSERT_EQ(train(TrainConfig::from_json(j), options), 0);
+}
+
+TEST(OpenModel, HuggingFaceFolderGivesTheLanguageModelAndGpt2Bpe) {
+  const std::string dir = kFixtures + "/gpt2-tiny";
+  OpenedModel m = open_model(dir);
+  EXPECT_EQ(m.source.kind, ModelSourceKind::HfLanguageModel);
+  ASSERT_TRUE(m.lm);
+  EXPECT_FALSE(m.classifier);
+  EXPECT_EQ(m.tokenizer->kind(), "gpt2");
+  EXPECT_FALSE(m.train_config || m.finetune_config);
+  expect_same_weights(m.language_model("test"), *load_hf_gpt2(dir));
+  EXPECT_NE(input_error([&] { m.classifier_model("tinylm classify"); }).find("needs a classifier"),
+            std::string::npos);
+}
+
+TEST(OpenModel, HuggingFaceClassifierFolderGivesTheClassifier) {
+  const std::string dir = kFixtures + "/gpt2-micro-classify";
+  OpenedModel m = open_model(dir);
+  EXPECT_EQ(m.source.kind, ModelSourceKind::HfClassifier);
+  ASSERT_TRUE(m.classifier);
+  EXPECT_EQ(m.pad_id, 511);
+  EXPECT_EQ(m.max_length, 0);
+  expect_same_weights(m.gpt(), finetune::load_hf_classifier(dir)->body());
+  const std::string e = input_error([&] { m.language_model("tinylm sample"); });
+  EXPECT_NE(e.find("tinylm sample needs a language model"), std::string::npos) << e;
+  EXPECT_NE(e.find("tinylm classify"), std::string::npos) << e;
+}
+
+TEST(OpenModel, TrainRunFolderAndCheckpointFile) {
+  const std::string dir = testing::temp_path("open-train-run");
+  train_tiny_addition_run(dir);
+  OpenedModel run = open_model(dir, named("--run"));
+  EXPECT_EQ(run.source.kind, ModelSourceKind::TrainRun);
+  ASSERT_TRUE(run.train_config);
+  EXPECT_TRUE(run.is_addition());
+  EXPECT_EQ(run.step, 4);
+  EXPECT_EQ(run.tokenizer->kind(), "addition");
+  LoadedRun direct = load_run(dir);
+  expect_same_weights(*run.lm, *direct.model);
+  EXPECT_EQ(run.checkpoint, direct.checkpoint);
+
+  OpenedModel file = open_model(dir + "/last.safetensors");
+  EXPECT_EQ(file.source.kind, ModelSourceKind::Checkpoint);
+  EXPECT_EQ(file.step, 4);
+  EXPECT_EQ(model_config_of(file.source).n_layer, 2);
+  fs::remove_all(dir);
+}
+
+TEST(OpenModel, FineTuningRunsGiveTheirModelAndSettings) {
+  const std::string dir = testing::temp_path("open-finetune");
+  using finetune::FinetuneConfig;
+  FinetuneConfig c = FinetuneConfig::from_json(testing::tiny_classify_settings(), "classify");
+  c.base = "gpt2-124m";
+  c.data = testing::write_spam_file(dir + "-spam.tsv", 30);
+  c.finetune.epochs = 1;
+  ASSERT_EQ(finetune::finetune_classify(c, {dir + "/cls", false, true, -1}), 0);
+  FinetuneConfig i = FinetuneConfig::from_json(testing::tiny_instruct_settings(), "instruct");
+  i.base = "gpt2-124m";
+  i.data = testing::write_instruction_file(dir + "-instruct.json", 12);
+  i.finetune.epochs = 1;
+  ASSERT_EQ(finetune::finetune_instruct(i, {dir + "/ins", false, true, -1}), 0);
+
+  OpenedModel cls = open_model(dir + "/cls");
+  EXPECT_EQ(cls.source.kind, ModelSourceKind::FinetuneRun);
+  EXPECT_TRUE(cls.source.is_classifier());
+  ASSERT_TRUE(cls.classifier && cls.finetune_config);
+  EXPECT_EQ(cls.finetune_config->task, "classify");
+  EXPECT_GT(cls.max_length, 0);
+  EXPECT_EQ(cls.classifier->config().labels, (std::vector<std::string>{"ham", "spam"}));
+  // the run's exported Hugging Face classifier holds the same body
+  OpenedModel hf = open_model(dir + "/cls/hf");
+  EXPECT_EQ(hf.source.kind, ModelSourceKind::HfClassifier);
+  expect_same_weights(hf.gpt(), cls.gpt());
+
+  OpenedModel ins = open_model(dir + "/ins");
+  EXPECT_EQ(ins.source.task, "instruct");
+  ASSERT_TRUE(ins.lm && ins.finetune_config);
+  EXPECT_EQ(ins.finetune_config->finetune.max_new_tokens, 6);
+  EXPECT_NE(input_error([&] { ins.classifier_model("tinylm classify"); }).find("tinylm respond"),
+            std::string::npos);
+  // the shape alone, as `tinylm info` reads it (not the empty preset overrides)
+  EXPECT_EQ(model_config_of(ins.source).vocab_size, 50257);
+  EXPECT_EQ(model_config_of(cls.source).d_model, 16);
+  // a fine-tuning checkpoint file names its folder
+  EXPECT_NE(
+      input_error([&] { open_model(dir + "/ins/last.safetensors"); }).find("give its run folder"),
+      std::string::npos);
+  fs::remove_all(dir);
+  fs::remove(dir + "-spam.tsv");
+  fs::remove(dir + "-instruct.json");
+}
+
+TEST(OpenModel, PresetsAndWhatIsNoModel) {
+  const ModelSourceInfo preset = identify_model_source("gpt2-124m", "--model");
+  EXPECT_EQ(preset.kind, ModelSourceKind::Preset);
+  EXPECT_EQ(model_config_of(preset).n_layer, 12);
+  EXPECT_NE(input_error([&] { open_model("gpt2-tiniest"); }).find("gpt2-124m"), std::string::npos);
+  EXPECT_NE(input_error([&] { open_model(""); }).find("no model given"), std::string::npos);
+  const std::string dir = testing::temp_path("open-nothing");
+  fs::create_directories(dir);
+  write_file_atomic(dir + "/notes.txt", "mine");
+  const std::string e = input_error([&] { open_model(dir, named("--base")); });
+  EXPECT_NE(e.find("--base " + dir + ": not a Hugging Face GPT-2 folder"), std::string::npos) << e;
+  EXPECT_NE(input_error([&] { open_model(dir + "/notes.txt"); }).find("not a model file"),
+            std::string::npos);
+  EXPECT_EQ(read_file(dir + "/notes.txt"), "mine");
+  fs::remove_all(dir);
+}
+
+TEST(OpenModel, LoraMergeTakesAnySource) {
+  const std::string base = kFixtures + "/gpt2-micro-lora";
+  const std::string out = testing::temp_path("open-merge");
+  const finetune::MergeSummary s = merge_adapter_into(base, base + "/adapter", out);
+  EXPECT_FALSE(s.classifier);
+  EXPECT_GT(s.modules, 0);
+  OpenedModel merged = open_model(out);
+  EXPECT_EQ(merged.source.kind, ModelSourceKind::HfLanguageModel);
+  fs::remove_all(out);
+}
+
+}  // namespace
+}  // namespace tinylm

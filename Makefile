@@ -2,13 +2,15 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 
-.PHONY: deps build test test-sanitize demo bench clean format
+.PHONY: deps configure build test test-sanitize demo bench clean format
 
 deps:
 	@bash scripts/install-deps.sh
 
-build: deps
+configure: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release > $(BUILD).configure.log 2>&1 || (cat $(BUILD).configure.log; exit 1)
+
+build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 test: build
@@ -27,7 +29,9 @@ test-sanitize: deps
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --output-on-failure -j $(JOBS) -E '$(SANITIZE_EXCLUDE)'
 
-demo: build
+# The demo builds the tinylm program alone (no test binaries) before its first step.
+demo: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target tinylm
 	@bash scripts/demo.sh $(BUILD)/tinylm
 
 bench: deps

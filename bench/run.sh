@@ -17,6 +17,19 @@ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$BUILD" --target train_step finetune_step generate_speed -j "$(nproc)" >/dev/null
 PY=/usr/bin/python3   # Debian's python3-torch lives here
 
+# Every figure below belongs to this CPU: hosts differ (Zen 4 runs 512-bit FMAs at half
+# width, Zen 5 at full width), and ratios against PyTorch move with them.
+cpu_line() {
+  local model family zen
+  model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+  family=$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -1)
+  case "$family" in 25) zen=" (Zen 3 / Zen 4)";; 26) zen=" (Zen 5)";; *) zen="";; esac
+  local avx512=no; grep -qw avx512f /proc/cpuinfo && avx512=yes
+  echo "CPU: ${model:-unknown}, cpu family ${family:-?}${zen}, AVX-512 $avx512," \
+       "$(nproc) cores; $(date -u +%F)"
+}
+cpu_line
+
 ms_per_step() { sed -n 's/.* \([0-9.]*\) ms\/step.*/\1/p' | head -1; }
 
 compare() {  # title, our program, PyTorch's script, then the flags both take. PyTorch

@@ -5,6 +5,7 @@
 
 #include "cli/cli_util.h"
 #include "report/text_table.h"
+#include "train/model_source.h"
 #include "train/run_model.h"
 #include "train/run_report.h"
 #include "train/samples.h"
@@ -15,31 +16,39 @@
 namespace tinylm::cli {
 
 int run_report(int argc, char** argv) {
-  CLI::App app{"Write RUN_DIR/report.html: summary, loss curves, a sample, attention maps of a "
-               "fixed input, parameter/FLOP/memory tables and the config (the trainer "
-               "refreshes it at every evaluation).",
-               "tinylm report"};
+  CLI::App app{
+      "Write RUN_DIR/report.html: summary, loss curves, a sample, attention maps of a "
+      "fixed input, parameter/FLOP/memory tables and the config (the trainer "
+      "refreshes it at every evaluation).",
+      "tinylm report"};
   std::string run;
   uint64_t seed = 1;
   app.add_option("--run", run, "run folder")->required();
   app.add_option("--seed", seed, "seed for the sample")->capture_default_str()->check(kSeed);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   require(file_exists(run + "/config.json"), run + ": not a run folder (no config.json)");
+  if (const std::string task = finetune_task_of(run); !task.empty())
+    throw InputError("--run " + run + " is a " + task +
+                     " fine-tuning run: tinylm finetune writes its report.html at every "
+                     "evaluation; tinylm report rewrites the report of a tinylm train run");
 
   LoadedRun loaded = load_run(run);
   const nlohmann::json tokenizer_json = loaded.tokenizer->to_json();
   const TrainingData data(loaded.config, &tokenizer_json);
   const std::string caption = "step " + report::with_commas(loaded.step) + " (" +
-                              loaded.checkpoint.substr(loaded.checkpoint.find_last_of('/') + 1) + ")";
+                              loaded.checkpoint.substr(loaded.checkpoint.find_last_of('/') + 1) +
+                              ")";
   std::vector<std::pair<std::string, std::string>> samples;
   if (data.is_addition()) {
-    samples.push_back({caption + ": held-out problems, greedy", addition_examples(*loaded.model, 8)});
+    samples.push_back(
+        {caption + ": held-out problems, greedy", addition_examples(*loaded.model, 8)});
   } else if (loaded.config.sample.max_new_tokens > 0) {
     samples.push_back({caption + ", seed " + std::to_string(seed),
                        sample_text(*loaded.model, *loaded.tokenizer, loaded.config.sample, seed)});
   }
   const auto input = data.fixed_input(std::min<int64_t>(loaded.config.model.block_size, 32));
-  write_run_report(*loaded.model, *loaded.tokenizer, loaded.config, {run, loaded.step, input, samples});
+  write_run_report(*loaded.model, *loaded.tokenizer, loaded.config,
+                   {run, loaded.step, input, samples});
   std::printf("wrote %s/report.html\n", run.c_str());
   return 0;
 }

@@ -7,6 +7,8 @@
 #include <filesystem>
 
 #include "cli/cli_test_util.h"
+#include "finetune/finetune_test_util.h"
+#include "util/files.h"
 
 namespace tinylm::testing {
 namespace {
@@ -76,6 +78,39 @@ TEST(OpenModelCli, RespondAnswersWithAnyLanguageModel) {
               "respond --model tests/fixtures/gpt2-tiny --instruction hi "
               "--max-new-tokens 1000001",
               "--max-new-tokens must be in [0, 1000000]");
+}
+
+// A classify fine-tuning run: the look-inside verbs work on its body, its exported
+// Hugging Face folder classifies as the run does (last_non_pad pooling: padding changes
+// nothing), and `report` says plainly which runs it rewrites.
+TEST(OpenModelCli, AClassifyRunAndItsHuggingFaceFolder) {
+  const std::string tmp = fresh_dir("open-classify");
+  const std::string run = tmp + "/run";
+  nlohmann::json settings = tiny_classify_settings();
+  settings["finetune"]["pooling"] = "last_non_pad";
+  settings["finetune"]["epochs"] = 1;
+  write_file_atomic(tmp + "/settings.json", settings.dump());
+  const RunResult r = run_tinylm("finetune --task classify --base gpt2-124m --quiet --data " +
+                                 write_spam_file(tmp + "/spam.tsv", 30) + " --out " + run +
+                                 " --config " + tmp + "/settings.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string texts = " --text 'claim your free prize now' --text 'see you at lunch'";
+  const RunResult from_run = run_tinylm("classify --run " + run + texts);
+  ASSERT_EQ(from_run.code, 0) << from_run.output;
+  const RunResult from_hf = run_tinylm("classify --model " + run + "/hf" + texts);
+  ASSERT_EQ(from_hf.code, 0) << from_hf.output;
+  EXPECT_EQ(from_hf.output, from_run.output);
+  for (const std::string& args :
+       {"trace --run " + run + " --text hello", "info --run " + run,
+        "attention --run " + run + " --text hello --out " + tmp + "/att.svg",
+        "embeddings --run " + run + " --out " + tmp + "/emb.svg"}) {
+    const RunResult v = run_tinylm(args);
+    EXPECT_EQ(v.code, 0) << args << "\n" << v.output;
+    EXPECT_EQ(v.output.find("vocab_size 0"), std::string::npos) << v.output;
+  }
+  expect_exit(2, "report --run " + run, "is a classify fine-tuning run");
+  expect_exit(2, "sample --run " + run, "tinylm sample needs a language model");
+  fs::remove_all(tmp);
 }
 
 }  // namespace

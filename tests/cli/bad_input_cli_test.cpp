@@ -14,12 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void expect_exit(int code, const std::string& args, const std::string& message) {
-  const RunResult r = run_tinylm(args);
-  EXPECT_EQ(r.code, code) << args << "\n" << r.output;
-  EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
-}
-
 // A copy of the gpt2-micro fixture (model + reference) to spoil.
 std::string micro_copy(const std::string& name) {
   const std::string dir = fresh_dir(name);

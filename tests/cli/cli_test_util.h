@@ -1,5 +1,6 @@
 // Running the tinylm program from tests: exit code and combined output.
 #pragma once
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +30,13 @@ inline RunResult run_tinylm(const std::string& args) {
   r.output = file_exists(out) ? read_file(out) : "";
   std::filesystem::remove(out);
   return r;
+}
+
+// Runs `tinylm ARGS` and expects exit `code` and `message` somewhere in the output.
+inline void expect_exit(int code, const std::string& args, const std::string& message) {
+  const RunResult r = run_tinylm(args);
+  EXPECT_EQ(r.code, code) << args << "\n" << r.output;
+  EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
 }
 
 // A fresh empty folder under /tmp for one test.

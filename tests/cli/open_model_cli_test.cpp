@@ -15,12 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void expect_exit(int code, const std::string& args, const std::string& message) {
-  const RunResult r = run_tinylm(args);
-  EXPECT_EQ(r.code, code) << args << "\n" << r.output;
-  EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
-}
-
 TEST(OpenModelCli, SampleAndGenerateReadAHuggingFaceFolderAlike) {
   const std::string prompt = " --prompt 'Hello, I am a tiny language model,' --greedy";
   const RunResult sample =

@@ -41,12 +41,6 @@ std::string tiny_config(
   return path;
 }
 
-void expect_exit(int code, const std::string& args, const std::string& message) {
-  const RunResult r = run_tinylm(args);
-  EXPECT_EQ(r.code, code) << args << "\n" << r.output;
-  EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
-}
-
 // Every file under dir with its bytes.
 std::map<std::string, std::string> snapshot(const std::string& dir) {
   std::map<std::string, std::string> files;

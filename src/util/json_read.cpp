@@ -9,29 +9,97 @@
 
 namespace tinylm {
 
-nlohmann::json parse_json(std::string_view text, const std::string& name) {
-  // Keys seen in each open object, innermost last.
-  std::vector<std::set<std::string>> open_objects;
-  const nlohmann::json::parser_callback_t check_keys =
-      [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-        using E = nlohmann::json::parse_event_t;
-        if (event == E::object_start) {
-          open_objects.emplace_back();
-        } else if (event == E::object_end) {
-          if (!open_objects.empty()) open_objects.pop_back();
-        } else if (event == E::key && !open_objects.empty()) {
-          const std::string key = parsed.get<std::string>();
-          if (!open_objects.back().insert(key).second)
-            throw InputError(name + ": duplicate key \"" + key + "\" (at depth " +
-                             std::to_string(depth) + ")");
-        }
-        return true;
-      };
-  try {
-    return nlohmann::json::parse(text.begin(), text.end(), check_keys);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(name + ": not valid JSON (" + e.what() + ")");
+namespace {
+
+// What an error message points at: the n-th key, or the n-th '[' or '{', of a document.
+enum class Landmark { kKey, kOpening };
+
+size_t skip_space(std::string_view text, size_t i) {
+  while (i < text.size() &&
+         (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+    ++i;
+  return i;
+}
+
+// The 1-based line of the n-th (0-based) landmark of text, in the order the parser meets
+// them: keys are the strings followed by ':', openings the brackets outside strings. One
+// pass, no recursion; run only to place an error message.
+int64_t line_of(std::string_view text, Landmark what, int64_t n) {
+  int64_t line = 1, string_line = 1, seen = 0;
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') ++line;
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+        const size_t next = skip_space(text, i + 1);
+        if (what == Landmark::kKey && next < text.size() && text[next] == ':' && seen++ == n)
+          return string_line;
+      }
+    } else if (c == '"') {
+      in_string = true;
+      string_line = line;
+    } else if ((c == '[' || c == '{') && what == Landmark::kOpening && seen++ == n) {
+      return line;
+    }
   }
+  return line;
+}
+
+// The parser, with the checks parse_json documents. message(line, problem) words every
+// error; line is 0 where nlohmann's own message already says where.
+template <class Message>
+nlohmann::json parse_checked(std::string_view text, Message message) {
+  using E = nlohmann::json::parse_event_t;
+  std::vector<std::set<std::string>> open_objects;  // keys seen, innermost object last
+  int64_t keys = 0, openings = 0;  // landmarks met so far, to find the line of an error
+  const nlohmann::json::parser_callback_t check = [&](int depth, E event, nlohmann::json& parsed) {
+    if (event == E::object_start || event == E::array_start) {
+      // depth counts the arrays and objects around this one.
+      if (depth >= kMaxJsonDepth)
+        throw InputError(
+            message(line_of(text, Landmark::kOpening, openings),
+                    "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels"));
+      ++openings;
+      if (event == E::object_start) open_objects.emplace_back();
+    } else if (event == E::object_end) {
+      if (!open_objects.empty()) open_objects.pop_back();
+    } else if (event == E::key && !open_objects.empty()) {
+      const std::string& key = parsed.get_ref<const std::string&>();
+      if (!open_objects.back().insert(key).second)
+        throw InputError(
+            message(line_of(text, Landmark::kKey, keys), "duplicate key \"" + key + "\""));
+      ++keys;
+    }
+    return true;
+  };
+  try {
+    return nlohmann::json::parse(text.begin(), text.end(), check);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(message(0, std::string("not valid JSON (") + e.what() + ")"));
+  }
+}
+
+}  // namespace
+
+nlohmann::json parse_json(std::string_view text, const std::string& name) {
+  // The line goes after the problem ("c.json: duplicate key "a" on line 3"), as a name
+  // may itself hold a colon ("model.safetensors: tinylm.config").
+  return parse_checked(text, [&](int64_t line, const std::string& problem) {
+    return name + ": " + problem + (line > 0 ? " on line " + std::to_string(line) : "");
+  });
+}
+
+nlohmann::json parse_json_line(std::string_view line, const std::string& file,
+                               int64_t line_number) {
+  return parse_checked(line, [&](int64_t, const std::string& problem) {
+    return file + ":" + std::to_string(line_number) + ": " + problem;
+  });
 }
 
 nlohmann::json read_json_file(const std::string& path) {

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "common/input_error.h"
 
 namespace tinylm {
@@ -86,6 +89,32 @@ TEST(JsonDuplicateKeys, OneJsonlLine) {
   EXPECT_TRUE(has(input_error([] { parse_json_line("{\"a\": ", "d.jsonl", 3); }),
                   "d.jsonl:3: not valid JSON"));
   EXPECT_EQ(parse_json_line(R"({"text": "hi", "label": 1})", "d.jsonl", 1)["label"], 1);
+}
+
+// The parse is linear in the text: nlohmann's parser with a callback (used before)
+// scanned the enclosing container at the end of every object, 2 * 10^10 steps here. No
+// time is asserted; the test would not finish.
+TEST(JsonRead, ManyObjectsInOneContainer) {
+  std::string array = "[", object = "{";
+  for (int i = 0; i < 200'000; ++i) {
+    array += std::string(i ? "," : "") + "{\"a\": [1]}";
+    object += std::string(i ? "," : "") + "\"k" + std::to_string(i) + "\": {\"a\": 1}";
+  }
+  EXPECT_EQ(parse_json(array + "]", "c.json").size(), 200'000u);
+  EXPECT_EQ(parse_json(object + "}", "c.json")["k199999"]["a"], 1);
+}
+
+TEST(JsonRead, RulesSeeEveryKeyWithItsDepth) {
+  std::vector<std::string> seen;
+  JsonRules rules;
+  rules.max_depth = 2;
+  rules.on_key = [&](const std::string& key, int depth) {
+    seen.push_back(key + "@" + std::to_string(depth));
+  };
+  parse_json(R"({"a": {"b": 1}, "c": [2], "d": 3})", "c.json", rules);
+  EXPECT_EQ(seen, (std::vector<std::string>{"a@1", "b@2", "c@1", "d@1"}));
+  EXPECT_EQ(input_error([&] { parse_json("[[[1]]]", "c.json", rules); }),
+            "c.json: JSON nested deeper than 2 levels on line 1");
 }
 
 }  // namespace

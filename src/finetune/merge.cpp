@@ -10,6 +10,7 @@
 #include "train/run_model.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm::finetune {
 
@@ -20,7 +21,7 @@ namespace {
 bool is_classifier_folder(const std::string& dir) {
   if (!is_hf_model_dir(dir)) return false;
   try {
-    const auto config = nlohmann::json::parse(read_file(dir + "/config.json"));
+    const auto config = read_json_file(dir + "/config.json");
     return config.contains("architectures") && config["architectures"].is_array() &&
            !config["architectures"].empty() &&
            config["architectures"][0] == "GPT2ForSequenceClassification";

@@ -5,6 +5,7 @@
 #include "train/run_folder.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm::finetune {
 
@@ -26,10 +27,10 @@ std::string finetune_task_of(const std::string& dir) {
   const std::string path = dir + "/config.json";
   if (!file_exists(path)) return "";
   try {
-    const nlohmann::json j = nlohmann::json::parse(read_file(path));
+    const nlohmann::json j = read_json_file(path);
     if (j.is_object() && j.contains("task") && j["task"].is_string() && j.contains("finetune"))
       return j["task"].get<std::string>();
-  } catch (const nlohmann::json::exception&) {
+  } catch (const InputError&) {  // not a fine-tuning run's config: no task
   }
   return "";
 }

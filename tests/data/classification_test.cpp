@@ -202,56 +202,6 @@ TEST(LabeledTexts, JsonlLinesAreCheckedForDuplicateKeysAndDepth) {
             deep + ":1: JSON nested deeper than 512 levels");
 }
 
-// 12 "a" and 4 "b" texts of known character lengths.
-std::string small_file() {
-  std::string s;
-  for (int i = 0; i < 16; ++i)
-    s += std::string(i % 4 == 3 ? "b" : "a") + "\t" + std::string(1 + i % 5, 'x') + "\n";
-  return s;
-}
-
-CharTokenizer x_tokenizer() {
-  return CharTokenizer({U'x', U'.'});
-}
-
-// Issue 21 item 23: a folder given as the data file is said to be a folder, whatever its
-// name and whether or not the format is named; a missing file is said to be missing.
-TEST(LabeledTexts, AFolderIsRefusedAsAFolder) {
-  const TempDir tmp;
-  for (const std::string name : {"data", "data.tsv", "data.jsonl"}) {
-    const std::string dir = tmp.file(name);
-    std::filesystem::create_directories(dir);
-    EXPECT_EQ(input_error([&] { read_labeled_texts(dir, {}); }), dir + " is a folder, not a file");
-    LabeledTextFormat csv;
-    csv.format = "csv";
-    EXPECT_EQ(input_error([&] { read_labeled_texts(dir, csv, false); }),
-              dir + " is a folder, not a file");
-    ClassificationOptions o;
-    o.pad_id = 1;
-    EXPECT_EQ(input_error([&] { load_classification_data(dir, x_tokenizer(), o); }),
-              dir + " is a folder, not a file");
-  }
-  const std::string missing = tmp.file("missing");
-  EXPECT_EQ(input_error([&] { read_labeled_texts(missing, {}); }),
-            "cannot open " + missing + ": No such file or directory");
-}
-
-// Issue 21 items 4 and 22: a JSONL line is read through the checked JSON reader.
-TEST(LabeledTexts, JsonlLinesAreCheckedForDuplicateKeysAndDepth) {
-  const TempDir tmp;
-  const auto twice = write(tmp, "twice.jsonl",
-                           "{\"text\": \"a\", \"label\": \"x\"}\n\n"
-                           "{\"text\": \"b\", \"label\": \"x\", \"label\": \"y\"}\n");
-  EXPECT_EQ(input_error([&] { read_labeled_texts(twice, {}); }),
-            twice + ":3: duplicate key \"label\"");
-  const auto deep =
-      write(tmp, "deep.jsonl",
-            "{\"text\": \"a\", \"label\": \"x\", \"y\": " + std::string(150'000, '[') +
-                std::string(150'000, ']') + "}\n");
-  EXPECT_EQ(input_error([&] { read_labeled_texts(deep, {}); }),
-            deep + ":1: JSON nested deeper than 512 levels");
-}
-
 // Issue 21 item 13: a column index too large for any integer type is bad input, not a
 // "stoll" failure.
 TEST(LabeledTexts, ColumnIndexesAreRangeChecked) {

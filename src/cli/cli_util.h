@@ -2,6 +2,11 @@
 // checks every verb applies to its flags (a path is never empty, a seed never negative).
 #pragma once
 #include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "util/integer_text.h"
 
 namespace tinylm::cli {
 
@@ -19,9 +24,52 @@ inline const CLI::Validator kSeed(
     },
     "UINT", "Seed");
 
+// CLI11 (2.1) reads an integer option with strtoll / strtoull in base 0 and does not
+// check for overflow: "99999999999999999999" becomes INT64_MAX, "-1" becomes 2^64 - 1
+// for an unsigned option, "010" is octal 8. This check runs before CLI11's conversion:
+// plain decimal within int64 (uint64, without a sign, for an unsigned option), handed
+// on as its canonical decimal text. Narrower types are then range-checked by CLI11.
+inline CLI::Validator integer_text(bool is_unsigned) {
+  return CLI::Validator(
+      [is_unsigned](std::string& value) -> std::string {
+        const bool digits =
+            !value.empty() &&
+            value.find_first_not_of("0123456789", value[0] == '-' ? 1 : 0) == std::string::npos;
+        if (!digits || value == "-") return "'" + value + "' is not an integer";
+        if (is_unsigned) {
+          if (value[0] == '-') return "a non-negative integer is needed, got " + value;
+          const std::optional<uint64_t> v = decimal_unsigned(value);
+          if (!v) return value + " is too large (at most " + std::to_string(UINT64_MAX) + ")";
+          value = std::to_string(*v);
+        } else {
+          const std::optional<int64_t> v = decimal_integer(value);
+          if (!v)
+            return value + " is out of range (" + std::to_string(INT64_MIN) + " to " +
+                   std::to_string(INT64_MAX) + ")";
+          value = std::to_string(*v);
+        }
+        return "";
+      },
+      "", "IntegerText");
+}
+
+// Puts integer_text first on every integer option of app and its subcommands.
+inline void check_integer_options(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_size_max() == 0) continue;  // a flag
+    const std::string type = opt->get_type_name();
+    const std::string base = type.substr(0, type.find(':'));
+    if (base == "INT" || base == "UINT") opt->transform(integer_text(base == "UINT"));
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    check_integer_options(*sub);
+}
+
 // Parses argv into app. Returns -1 to go on, or the exit code to return now:
-// 0 after --help, 2 after a usage error (the message goes to stderr).
+// 0 after --help, 2 after a usage error (the message goes to stderr). Every integer
+// option is checked by integer_text first.
 inline int parse_or_exit(CLI::App& app, int argc, char** argv) {
+  check_integer_options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -7,6 +7,7 @@
 
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 #include "util/utf8.h"
 
 namespace tinylm {
@@ -63,11 +64,7 @@ std::vector<TableRecord> parse_jsonl(const std::string& text, const std::string&
     if (is_blank(line)) return;
     TableRecord r;
     r.line = number;
-    try {
-      r.object = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(what + ":" + std::to_string(number) + ": not valid JSON (" + e.what() + ")");
-    }
+    r.object = parse_json_line(line, what, number);  // duplicate keys refused
     require(r.object.is_object(),
             what + ":" + std::to_string(number) + ": expected a JSON object per line");
     records.push_back(std::move(r));
@@ -82,6 +79,7 @@ TableFormat table_format(const std::string& name, const std::string& path) {
   if (name == "csv") return TableFormat::kCsv;
   if (name == "jsonl") return TableFormat::kJsonl;
   require(name.empty(), "unknown data format '" + name + "' (expected tsv, csv or jsonl)");
+  require_readable_file(path);  // a folder or a missing file is that, not a bad extension
   const std::string ext = lowercase_extension(path);
   if (ext == ".tsv" || ext == ".txt") return TableFormat::kTsv;
   if (ext == ".csv") return TableFormat::kCsv;
@@ -147,8 +145,7 @@ std::vector<TableRecord> parse_csv(const std::string& text, const std::string& w
 }
 
 std::vector<TableRecord> read_table(const std::string& path, TableFormat format) {
-  require(!std::filesystem::is_directory(path), path + ": is a folder, not a data file");
-  std::string text = read_file(path);
+  std::string text = read_file(path);                        // InputError for a folder, naming it
   if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a UTF-8 byte order mark
   const size_t bad = utf8_first_invalid(text);
   if (bad != std::string::npos) {

@@ -25,7 +25,8 @@ namespace tinylm {
 enum class TableFormat { kTsv, kCsv, kJsonl };
 
 // "tsv", "csv", "jsonl" -> the format; "" -> from the file's extension (.tsv / .txt: TSV,
-// .csv: CSV, .jsonl / .ndjson: JSONL). InputError for anything else, naming it.
+// .csv: CSV, .jsonl / .ndjson: JSONL). InputError for anything else, naming it, and (before
+// the extension is looked at) for a path that is a folder or cannot be opened.
 TableFormat table_format(const std::string& name, const std::string& path);
 
 // One record of a TSV or CSV file: its fields, or one JSONL object.

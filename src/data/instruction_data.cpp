@@ -4,6 +4,7 @@
 
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm {
 
@@ -50,13 +51,8 @@ std::vector<InstructionEntry> parse_instruction_entries(const nlohmann::json& en
 std::vector<InstructionEntry> read_instruction_file(const std::string& path) {
   const std::string text = read_file(path);
   require(text.find_first_not_of(" \t\r\n") != std::string::npos, path + ": the file is empty");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path + ": not valid JSON (" + e.what() + ")");
-  }
-  return parse_instruction_entries(j, path);
+  // Duplicate keys and hostile nesting are refused here, naming the line.
+  return parse_instruction_entries(parse_json(text, path), path);
 }
 
 std::string alpaca_prompt(const InstructionEntry& entry) {

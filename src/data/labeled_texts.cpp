@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 #include "data/delimited_file.h"
 #include "util/error.h"
+#include "util/integer_text.h"
 
 namespace tinylm {
 
@@ -34,6 +36,8 @@ bool is_blank(const std::string& s) {
 }
 
 constexpr int64_t kLastField = -2;
+// A column index beyond any line a text file holds (a line of 2^31 fields has 2 GB).
+constexpr int64_t kMaxColumnIndex = INT32_MAX;
 
 // A column as the user named it: a name, or an index when it is all digits.
 struct Column {
@@ -44,8 +48,8 @@ struct Column {
 
 Column parse_column(const std::string& spec, const std::string& what) {
   Column c{what, "", -1};
-  if (all_digits(spec)) {
-    c.index = std::stoll(spec);
+  if (all_digits(spec)) {  // "99999999999999999999" is bad input, not an exception
+    c.index = parse_integer(spec, 0, kMaxColumnIndex, what + " column index");
   } else {
     c.name = spec;
   }

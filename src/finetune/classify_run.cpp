@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 
 #include "finetune/lm_trainable.h"
@@ -9,6 +10,7 @@
 #include "tokenizer/load.h"
 #include "train/checkpoint.h"
 #include "util/error.h"
+#include "util/json_read.h"
 
 namespace tinylm::finetune {
 
@@ -19,11 +21,12 @@ std::unique_ptr<SequenceClassifier> build_classifier(const FinetuneConfig& confi
           "the run's config.json has no run.model / run.labels / run.pad_id");
   auto body = std::make_unique<GPT>(GPTConfig::from_json(run_info["model"], "run.model."));
   ClassifierConfig cc;
-  cc.labels = run_info["labels"].get<std::vector<std::string>>();
+  const JsonField info(run_info, "the run's config.json", "run");  // checked, named reads
+  cc.labels = info["labels"].strings();
   cc.num_labels = static_cast<int64_t>(cc.labels.size());
   cc.head_bias = config.finetune.head_bias;
   cc.pooling = parse_pooling(config.finetune.pooling);
-  cc.pad_token_id = run_info["pad_id"].get<int32_t>();
+  cc.pad_token_id = static_cast<int32_t>(info["pad_id"].integer(0, INT32_MAX));
   auto model = std::make_unique<SequenceClassifier>(std::move(body), cc);
   Rng rng(seed);
   model->init_head(rng);
@@ -46,8 +49,9 @@ ClassifyRun load_classify_run(const std::string& dir, const std::string& verb) {
   run.model = build_classifier(run.config, run.run_info, run.config.finetune.seed);
   load_checkpoint(path, run.model->parameters(), nullptr);
   run.tokenizer = tokenizer_from_json(state.tokenizer);
-  run.max_length = run.run_info.value("max_length", int64_t{0});
-  run.pad_id = run.run_info["pad_id"].get<int32_t>();
+  const JsonField info(run.run_info, path, "run");
+  run.max_length = info.has("max_length") ? info["max_length"].integer(0, INT32_MAX) : 0;
+  run.pad_id = static_cast<int32_t>(info["pad_id"].integer(0, INT32_MAX));
   run.step = state.step;
   return run;
 }

@@ -19,6 +19,7 @@
 #include "train/run_report.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm::finetune {
 
@@ -147,7 +148,7 @@ int finetune_classify(const FinetuneConfig& config_in, const FinetuneOptions& op
     if (!options.quiet) std::printf("accuracy before training: %s\n", a.line().c_str());
     write_file_atomic(dir + "/accuracy-before.json", before.dump(2) + "\n");
   } else if (file_exists(dir + "/accuracy-before.json")) {
-    before = nlohmann::json::parse(read_file(dir + "/accuracy-before.json"));
+    before = read_json_file(dir + "/accuracy-before.json");
   }
 
   TrainConfig report_c;

@@ -1,12 +1,14 @@
 // GPT2ForSequenceClassification folders in and out (see hf_classifier.h).
 #include "finetune/hf_classifier.h"
 
+#include <cstdint>
 #include <filesystem>
 
 #include "io/safetensors.h"
 #include "model/hf_gpt2.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm::finetune {
 
@@ -27,9 +29,11 @@ ClassifierConfig classifier_config_from_hf(const nlohmann::json& hf, const std::
       names[i] = m[key].get<std::string>();
     }
   }
+  // Integers are range-checked before they are narrowed (a pad id of 2^32 + 5 is not 5).
+  const JsonField checked(hf, what);
   if (hf.contains("num_labels")) {
     require(hf["num_labels"].is_number_integer(), field("num_labels") + " must be an integer");
-    c.num_labels = hf["num_labels"].get<int64_t>();
+    c.num_labels = checked["num_labels"].integer(2, INT32_MAX);
     require(names.empty() || static_cast<int64_t>(names.size()) == c.num_labels,
             field("num_labels") + " disagrees with id2label");
   } else {
@@ -52,8 +56,7 @@ ClassifierConfig classifier_config_from_hf(const nlohmann::json& hf, const std::
                         : hf.contains("eos_token_id") ? "eos_token_id"
                                                       : nullptr;
   if (pad_key) {
-    require(hf[pad_key].is_number_integer(), field(pad_key) + " must be an integer");
-    c.pad_token_id = hf[pad_key].get<int32_t>();
+    c.pad_token_id = static_cast<int32_t>(checked[pad_key].integer(0, INT32_MAX));
   }
   c.pooling = Pooling::LastNonPad;  // what transformers does
   if (hf.contains("tinylm_pooling")) {
@@ -66,12 +69,7 @@ ClassifierConfig classifier_config_from_hf(const nlohmann::json& hf, const std::
 std::unique_ptr<SequenceClassifier> load_hf_classifier(const std::string& dir) {
   require(is_hf_model_dir(dir),
           dir + ": not a model folder (needs config.json and model.safetensors)");
-  nlohmann::json hf;
-  try {
-    hf = nlohmann::json::parse(read_file(dir + "/config.json"));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(dir + "/config.json: " + e.what());
-  }
+  const nlohmann::json hf = read_json_file(dir + "/config.json");
   ClassifierConfig cc = classifier_config_from_hf(hf, dir + "/config.json");
   const std::string path = dir + "/model.safetensors";
   const SafeTensors file = load_safetensors(path);

@@ -9,9 +9,11 @@
 #include <stdexcept>
 #include <string_view>
 #include <unordered_set>
+#include <vector>
 
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm {
 
@@ -20,7 +22,10 @@ static_assert(std::endian::native == std::endian::little, "safetensors I/O assum
 
 namespace {
 
-using Json = nlohmann::ordered_json;  // keeps the header's key order
+// The parsed header: nlohmann::json (keys in a std::map, found in log time). Its key
+// order is recorded by the parser (Header::order); ordered_json would keep it too, but
+// finds keys by a linear search, which made a header of n keys take n^2 steps.
+using Json = nlohmann::json;
 
 // Hugging Face's reader refuses headers above 100 MB; so do we.
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;
@@ -117,40 +122,58 @@ void convert_all(const char* p, int64_t n, int64_t size, Out* out, Convert conve
 
 // ---- header parsing ------------------------------------------------------------------
 
-// Parses the JSON header, rejecting duplicate keys (in any object) and deep nesting.
-Json parse_header(std::string_view text, const std::string& what) {
-  std::vector<std::unordered_set<std::string>> keys;  // one set per open object
-  const auto callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-      case Json::parse_event_t::array_start:
-        require(depth < kMaxHeaderDepth, what + ": header JSON nested too deeply");
-        if (event == Json::parse_event_t::object_start) keys.emplace_back();
-        break;
-      case Json::parse_event_t::object_end:
-        keys.pop_back();
-        break;
-      case Json::parse_event_t::key: {
-        const std::string& key = parsed.get_ref<const std::string&>();
-        require(keys.back().insert(key).second,
-                what + ": header has the key " + in_quotes(key) + " twice");
-        break;
-      }
-      default:
-        break;
+// The header, and its top-level keys in file order.
+struct Header {
+  Json json;
+  std::vector<std::string> order;
+};
+
+// Counts the keys of a header as the parser meets them, and refuses a header past the
+// bounds on tensors and __metadata__ entries at the first key too many.
+class KeyCounter {
+ public:
+  explicit KeyCounter(const std::string& what) : what_(what) {}
+
+  // key: an object's key at depth (1: a top-level key, 2: a key inside its value).
+  void count(const std::string& key, int depth, std::vector<std::string>& order) {
+    if (depth == 1) {
+      in_metadata_ = key == "__metadata__";
+      if (!in_metadata_) ++tensors_;
+      require(tensors_ <= kMaxSafetensorsTensors, what_ + ": header has more than " +
+                                                      std::to_string(kMaxSafetensorsTensors) +
+                                                      " tensors, the most tinylm reads");
+      order.push_back(key);
+    } else if (depth == 2 && in_metadata_) {
+      ++metadata_;
+      require(metadata_ <= kMaxSafetensorsMetadata, what_ + ": __metadata__ has more than " +
+                                                        std::to_string(kMaxSafetensorsMetadata) +
+                                                        " entries, the most tinylm reads");
     }
-    return true;
-  };
+  }
+
+ private:
+  const std::string& what_;
+  bool in_metadata_ = false;  // inside the value of the top-level "__metadata__"
+  int64_t tensors_ = 0, metadata_ = 0;
+};
+
+// Parses the JSON header through the checked reader (duplicate keys refused in any
+// object), with the header's own depth and key bounds. Time n log n in the keys.
+Header parse_header(std::string_view text, const std::string& what) {
   // nlohmann's lexer takes a NUL byte for the end of the input; JSON text never holds one
   // (strings escape it as \u0000), so refuse it here rather than ignore what follows.
   if (const size_t nul = text.find('\0'); nul != std::string_view::npos)
     throw InputError(what + ": header is not valid JSON (NUL byte at header offset " +
                      std::to_string(nul) + ")");
-  try {
-    return Json::parse(text, callback);
-  } catch (const Json::exception& e) {
-    throw InputError(what + ": header is not valid JSON (" + e.what() + ")");
-  }
+  Header header;
+  KeyCounter counter(what);
+  JsonRules rules;
+  rules.max_depth = kMaxHeaderDepth;
+  rules.on_key = [&](const std::string& key, int depth) {
+    counter.count(key, depth, header.order);
+  };
+  header.json = parse_json(text, what + ": header", rules);
+  return header;
 }
 
 void parse_metadata(const Json& meta, const std::string& what, SafeTensors& out) {
@@ -230,27 +253,35 @@ struct WriteItem {
   std::string_view bytes;
 };
 
+// The compact JSON text "key":value, appended to out with a comma before all but the first.
+void append_member(std::string& out, const std::string& key, const nlohmann::ordered_json& value) {
+  out += out.size() > 1 ? "," : "";
+  out += nlohmann::json(key).dump() + ":" + value.dump();
+}
+
 std::string serialize(const std::vector<WriteItem>& items,
                       const std::map<std::string, std::string>& metadata) {
-  Json header = Json::object();
-  if (!metadata.empty()) header["__metadata__"] = metadata;  // std::map: sorted keys
+  // The header is written member by member, in the given order, in linear time (an
+  // ordered_json object finds each key by a linear search).
   std::unordered_set<std::string_view> seen;
+  std::string json = "{";
   uint64_t offset = 0;
-  for (const WriteItem& it : items) {
-    if (*it.name == "__metadata__")
-      throw std::invalid_argument("safetensors: \"__metadata__\" cannot name a tensor");
-    if (!seen.insert(*it.name).second)
-      throw std::invalid_argument("safetensors: tensor name '" + *it.name + "' given twice");
-    const uint64_t end = offset + it.bytes.size();
-    header[*it.name] = {{"dtype", it.dtype}, {"shape", *it.shape}, {"data_offsets", {offset, end}}};
-    offset = end;
-  }
-  std::string json;
   try {
-    json = header.dump();
-  } catch (const Json::exception& e) {  // a name or metadata string that is not UTF-8
+    if (!metadata.empty()) append_member(json, "__metadata__", metadata);  // sorted keys
+    for (const WriteItem& it : items) {
+      if (*it.name == "__metadata__")
+        throw std::invalid_argument("safetensors: \"__metadata__\" cannot name a tensor");
+      if (!seen.insert(*it.name).second)
+        throw std::invalid_argument("safetensors: tensor name '" + *it.name + "' given twice");
+      const uint64_t end = offset + it.bytes.size();
+      append_member(json, *it.name,
+                    {{"dtype", it.dtype}, {"shape", *it.shape}, {"data_offsets", {offset, end}}});
+      offset = end;
+    }
+  } catch (const nlohmann::json::exception& e) {  // a name or metadata string that is not UTF-8
     throw std::invalid_argument(std::string("safetensors: cannot write the header: ") + e.what());
   }
+  json += "}";
   json.append((8 - json.size() % 8) % 8, ' ');  // the data buffer starts 8-byte aligned
 
   std::string out;
@@ -415,7 +446,8 @@ SafeTensors parse_safetensors(std::string_view bytes, const std::string& what) {
                                               " runs past the end of the file (" + size + ")");
   require(header_len <= kMaxHeaderBytes,
           what + ": header length " + std::to_string(header_len) + " above the 100 MB limit");
-  const Json header = parse_header(bytes.substr(8, header_len), what);
+  const Header parsed = parse_header(bytes.substr(8, header_len), what);
+  const Json& header = parsed.json;
   require(header.is_object(), what + ": header is not a JSON object");
   const std::string_view data = bytes.substr(8 + header_len);
 
@@ -425,7 +457,8 @@ SafeTensors parse_safetensors(std::string_view bytes, const std::string& what) {
   std::vector<Span> spans;
   entries.reserve(header.size());
   spans.reserve(header.size());
-  for (const auto& [name, value] : header.items()) {
+  for (const std::string& name : parsed.order) {
+    const Json& value = *header.find(name);
     if (name == "__metadata__") {
       parse_metadata(value, what, f);
       continue;

@@ -20,6 +20,10 @@
 // file and the tensor (e.g. "model.safetensors: tensor 'wte.weight': data_offsets [0,
 // 999999] outside the data buffer (4096 bytes)"), never a crash, and never an allocation
 // larger than the file itself. tests/io/fuzz_safetensors.cpp fuzzes the parser.
+// The header is parsed in time n log n in its number of keys, and bounded: at most
+// 100 MB (as Hugging Face's reader), kMaxSafetensorsTensors tensors and
+// kMaxSafetensorsMetadata __metadata__ entries; a header past a bound is refused at the
+// first key too many.
 //
 // Writing produces files that PyTorch / Hugging Face load: keys in the given order,
 // contiguous offsets, the header padded with spaces so the data buffer starts on an 8-byte
@@ -35,6 +39,14 @@
 #include "tensor/tensor.h"
 
 namespace tinylm {
+
+// The most tensors one file may hold. Checkpoints hold a few hundred to a few thousand
+// tensors per file; 100,000 leaves room for any real model and stops a crafted header of
+// millions of tiny entries.
+inline constexpr int64_t kMaxSafetensorsTensors = 100'000;
+// The most "__metadata__" entries one file may hold. PyTorch writes one ("format"),
+// tinylm a dozen.
+inline constexpr int64_t kMaxSafetensorsMetadata = 10'000;
 
 // Bytes per element of a safetensors dtype: "F64", "F32", "F16", "BF16", "I64", "I32",
 // "I16", "I8", "U64", "U32", "U16", "U8", "BOOL". 0 for any other (unsupported) dtype.

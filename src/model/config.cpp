@@ -91,7 +91,11 @@ GPTConfig GPTConfig::from_json(const nlohmann::json& j, const std::string& prefi
     c = preset(j["preset"].get<std::string>());
   }
   const auto get_int = [&](const std::string& key, int64_t& out) {
-    require(j[key].is_number_integer(), prefix + key + " must be an integer");
+    // An unsigned value above INT64_MAX would wrap to a negative one: out of range.
+    const bool in_int64 = j[key].is_number_integer() &&
+                          (!j[key].is_number_unsigned() || j[key].get<uint64_t>() <= INT64_MAX);
+    require(in_int64, prefix + key + " must be an integer (at most " +
+                          std::to_string(INT64_MAX) + ")");
     out = j[key].get<int64_t>();
   };
   const auto get_bool = [&](const std::string& key, bool& out) {

@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "report/svg.h"
 #include "util/error.h"
+#include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm::report {
 
@@ -68,7 +69,7 @@ LossLog parse_log_jsonl(const std::string& text, const std::string& name) {
   for (int lineno = 1; std::getline(in, line); ++lineno) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = name + " line " + std::to_string(lineno);
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    const nlohmann::json j = parse_json_line(line, name, lineno);
     require(j.is_object(), where + ": not a JSON object");
     require(j.contains("step") && j["step"].is_number(), where + ": no numeric \"step\"");
     const double step = j["step"].get<double>();
@@ -94,11 +95,8 @@ LossLog parse_log_jsonl(const std::string& text, const std::string& name) {
 }
 
 LossLog read_log_jsonl(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  require(static_cast<bool>(f), "cannot read training log " + path);
-  std::ostringstream text;
-  text << f.rdbuf();
-  return parse_log_jsonl(text.str(), path);
+  // read_file, not an ifstream: a folder opens as a stream that reads as empty.
+  return parse_log_jsonl(read_file(path), path);
 }
 
 // ---------------------------------------------------------------- line charts

@@ -1,8 +1,10 @@
 #include "tokenizer/bpe_check.h"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/json_read.h"
 
 namespace tinylm {
 
@@ -40,22 +42,16 @@ CheckResult check_jsonl(const BpeTokenizer& tokenizer, std::string_view jsonl,
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     const std::string where = name + ":" + std::to_string(line_no);
 
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line.begin(), line.end());
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(where + ": not valid JSON: " + e.what());
-    }
+    const nlohmann::json j = parse_json_line(line, name, line_no);
     require(j.is_object() && j.contains("text") && j["text"].is_string() && j.contains("ids") &&
                 j["ids"].is_array(),
             where + ": expected {\"text\": string, \"ids\": [int, ...]}");
     CheckMismatch c;
     c.line = line_no;
     c.text = j["text"].get<std::string>();
-    for (const auto& id : j["ids"]) {
-      require(id.is_number_integer(), where + ": \"ids\" must hold integers");
-      c.expected.push_back(id.get<int32_t>());
-    }
+    const JsonField ids(j["ids"], where, "ids");  // "<file>:<line>: ids[2] must be ..."
+    for (size_t i = 0; i < ids.size(); ++i)
+      c.expected.push_back(static_cast<int32_t>(ids[i].integer(0, INT32_MAX)));
     const AllowedSpecials allowed = j.contains("allowed_special")
                                         ? parse_allowed(j["allowed_special"], where)
                                         : AllowedSpecials::none();

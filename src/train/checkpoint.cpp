@@ -1,11 +1,15 @@
 #include "train/checkpoint.h"
 
 #include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string_view>
 
 #include "io/safetensors.h"
-#include "util/files.h"
-#include "util/json_read.h"
 #include "util/error.h"
+#include "util/files.h"
+#include "util/integer_text.h"
+#include "util/json_read.h"
 
 namespace tinylm {
 
@@ -17,16 +21,18 @@ std::string rng_to_string(const std::array<uint64_t, 4>& s) {
 }
 
 std::array<uint64_t, 4> rng_from_string(const std::string& text, const std::string& what) {
+  // Four decimal words separated by commas, nothing else ("-1" does not wrap).
   std::array<uint64_t, 4> s{};
   size_t pos = 0;
-  try {
-    for (int i = 0; i < 4; ++i) {
-      size_t used = 0;
-      s[i] = std::stoull(text.substr(pos), &used);
-      pos += used + 1;
-    }
-  } catch (const std::exception&) {
-    throw InputError(what + ": malformed generator state");
+  for (int i = 0; i < 4; ++i) {
+    const size_t comma = i < 3 ? text.find(',', pos) : text.size();
+    const std::optional<uint64_t> word =
+        comma == std::string::npos
+            ? std::nullopt
+            : decimal_unsigned(std::string_view(text).substr(pos, comma - pos));
+    require(word.has_value(), what + ": malformed generator state");
+    s[i] = *word;
+    pos = comma + 1;
   }
   return s;
 }
@@ -41,8 +47,7 @@ CheckpointState state_from(const SafeTensors& f, const std::string& path) {
   CheckpointState s;
   require(meta(f, "tinylm.format", path) == "1", path + ": unsupported checkpoint format");
   try {
-    s.step = std::stoll(meta(f, "tinylm.step", path));
-    require(s.step >= 0, path + ": tinylm.step must be >= 0");
+    s.step = parse_integer(meta(f, "tinylm.step", path), 0, INT64_MAX, path + ": tinylm.step");
     s.config = parse_json(meta(f, "tinylm.config", path), path + ": tinylm.config");
     s.tokenizer = parse_json(meta(f, "tinylm.tokenizer", path), path + ": tinylm.tokenizer");
     s.best_val_loss = std::stod(meta(f, "tinylm.best_val_loss", path));

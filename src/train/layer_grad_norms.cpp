@@ -3,6 +3,9 @@
 
 #include <cmath>
 #include <string>
+#include <string_view>
+
+#include "util/integer_text.h"
 
 namespace tinylm {
 
@@ -19,7 +22,7 @@ int64_t block_of(const std::string& name) {
     return -1;
   const size_t end = name.find('.', start);
   if (end == std::string::npos || end == start) return -1;
-  return std::stoll(name.substr(start, end - start));
+  return decimal_integer(std::string_view(name).substr(start, end - start)).value_or(-1);
 }
 
 }  // namespace

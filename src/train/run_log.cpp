@@ -4,6 +4,7 @@
 
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm {
 
@@ -16,10 +17,10 @@ const std::string& keep_lines_up_to(const std::string& path, int64_t resume_step
     std::string kept, line;
     while (std::getline(in, line)) {
       try {
-        if (nlohmann::json::parse(line).value("step", int64_t{0}) <= resume_step)
+        if (parse_json_line(line, path, 0).value("step", int64_t{0}) <= resume_step)
           kept += line + "\n";
-      } catch (const nlohmann::json::exception&) {
-        // a torn last line from a killed run: drop it
+      } catch (const std::exception&) {
+        // a torn last line from a killed run, or a line that is not ours: drop it
       }
     }
     write_file_atomic(path, kept);
@@ -32,6 +33,8 @@ const std::string& keep_lines_up_to(const std::string& path, int64_t resume_step
 RunLog::RunLog(const std::string& path, int64_t resume_step)
     : out_(keep_lines_up_to(path, resume_step), resume_step < 0) {}
 
-void RunLog::write(const nlohmann::json& j) { out_.append(j.dump() + "\n"); }
+void RunLog::write(const nlohmann::json& j) {
+  out_.append(j.dump() + "\n");
+}
 
 }  // namespace tinylm

@@ -41,18 +41,29 @@ bool write_all(int fd, std::string_view bytes) {
   return true;
 }
 
-}  // namespace
-
-std::string read_file(const std::string& path) {
+// Opens a regular file for reading; InputError naming the path otherwise. Fills st.
+int open_regular_file(const std::string& path, struct stat& st) {
   require(!path.empty(), "empty file name");
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError("cannot open " + path + ": " + reason());
-  struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     const bool dir = S_ISDIR(st.st_mode);
     ::close(fd);
     throw InputError(path + (dir ? " is a folder, not a file" : " is not a regular file"));
   }
+  return fd;
+}
+
+}  // namespace
+
+void require_readable_file(const std::string& path) {
+  struct stat st {};
+  ::close(open_regular_file(path, st));
+}
+
+std::string read_file(const std::string& path) {
+  struct stat st {};
+  const int fd = open_regular_file(path, st);
   std::string out;
   out.resize(static_cast<size_t>(st.st_size));
   size_t done = 0;

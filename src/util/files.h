@@ -13,6 +13,12 @@ namespace tinylm {
 // or is not a regular file (a folder is not read as an empty file).
 std::string read_file(const std::string& path);
 
+// Throws the InputError read_file would ("cannot open <path>: No such file or directory",
+// "<path> is a folder, not a file") unless path names a regular file that can be opened.
+// For readers that look at a path (its extension) before they read the file, so that a
+// folder is refused as a folder, not for its name.
+void require_readable_file(const std::string& path);
+
 // Writes `bytes` to `path + ".tmp"`, flushes it to disk, renames it over `path`, then
 // flushes the folder so that the rename itself survives a crash.
 void write_file_atomic(const std::string& path, std::string_view bytes);

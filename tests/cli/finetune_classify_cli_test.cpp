@@ -44,6 +44,16 @@ TEST(FinetuneClassifyCli, TrainsClassifiesAndEvaluates) {
   c = run_tinylm("classify --run " + run + " --input " + tmp + "/texts.txt");
   ASSERT_EQ(c.code, 0) << c.output;
   EXPECT_EQ(std::count(c.output.begin(), c.output.end(), '\n'), 3) << c.output;
+  // Issue 21 items 23 and 13: a folder as --input, and a column index past any integer,
+  // exit 2 naming them.
+  c = run_tinylm("classify --run " + run + " --input " + tmp);
+  EXPECT_EQ(c.code, 2) << c.output;
+  EXPECT_NE(c.output.find(tmp + " is a folder, not a file"), std::string::npos) << c.output;
+  c = run_tinylm("classify --run " + run + " --input " + tmp +
+                 "/texts.txt --text-column 99999999999999999999");
+  EXPECT_EQ(c.code, 2) << c.output;
+  EXPECT_NE(c.output.find("text column index must be in [0, 2147483647]"), std::string::npos)
+      << c.output;
 
   const RunResult e = run_tinylm("eval --run " + run);
   ASSERT_EQ(e.code, 0) << e.output;
@@ -103,6 +113,18 @@ TEST(FinetuneClassifyCli, BadDataExitsTwo) {
   r = finetune(tmp + "/empty.tsv");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("empty text"), std::string::npos) << r.output;
+  // Issue 21 items 23 and 22: a folder, and a key given twice in a JSONL line.
+  fs::create_directories(tmp + "/folder");
+  r = finetune(tmp + "/folder");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find(tmp + "/folder is a folder, not a file"), std::string::npos) << r.output;
+  write_file_atomic(tmp + "/twice.jsonl",
+                    "{\"text\": \"hi\", \"label\": \"ham\"}\n"
+                    "{\"text\": \"win\", \"label\": \"ham\", \"label\": \"spam\"}\n");
+  r = finetune(tmp + "/twice.jsonl");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find(tmp + "/twice.jsonl:2: duplicate key \"label\""), std::string::npos)
+      << r.output;
   EXPECT_FALSE(fs::exists(tmp + "/run"));
   fs::remove_all(tmp);
 }

@@ -164,6 +164,61 @@ CharTokenizer x_tokenizer() {
   return CharTokenizer({U'x', U'.'});
 }
 
+// Issue 21 item 23: a folder given as the data file is said to be a folder, whatever its
+// name and whether or not the format is named; a missing file is said to be missing.
+TEST(LabeledTexts, AFolderIsRefusedAsAFolder) {
+  const TempDir tmp;
+  for (const std::string name : {"data", "data.tsv", "data.jsonl"}) {
+    const std::string dir = tmp.file(name);
+    std::filesystem::create_directories(dir);
+    EXPECT_EQ(input_error([&] { read_labeled_texts(dir, {}); }), dir + " is a folder, not a file");
+    LabeledTextFormat csv;
+    csv.format = "csv";
+    EXPECT_EQ(input_error([&] { read_labeled_texts(dir, csv, false); }),
+              dir + " is a folder, not a file");
+    ClassificationOptions o;
+    o.pad_id = 1;
+    EXPECT_EQ(input_error([&] { load_classification_data(dir, x_tokenizer(), o); }),
+              dir + " is a folder, not a file");
+  }
+  const std::string missing = tmp.file("missing");
+  EXPECT_EQ(input_error([&] { read_labeled_texts(missing, {}); }),
+            "cannot open " + missing + ": No such file or directory");
+}
+
+// Issue 21 items 4 and 22: a JSONL line is read through the checked JSON reader.
+TEST(LabeledTexts, JsonlLinesAreCheckedForDuplicateKeysAndDepth) {
+  const TempDir tmp;
+  const auto twice = write(tmp, "twice.jsonl",
+                           "{\"text\": \"a\", \"label\": \"x\"}\n\n"
+                           "{\"text\": \"b\", \"label\": \"x\", \"label\": \"y\"}\n");
+  EXPECT_EQ(input_error([&] { read_labeled_texts(twice, {}); }),
+            twice + ":3: duplicate key \"label\"");
+  const auto deep =
+      write(tmp, "deep.jsonl",
+            "{\"text\": \"a\", \"label\": \"x\", \"y\": " + std::string(150'000, '[') +
+                std::string(150'000, ']') + "}\n");
+  EXPECT_EQ(input_error([&] { read_labeled_texts(deep, {}); }),
+            deep + ":1: JSON nested deeper than 512 levels");
+}
+
+// Issue 21 item 13: a column index too large for any integer type is bad input, not a
+// "stoll" failure.
+TEST(LabeledTexts, ColumnIndexesAreRangeChecked) {
+  const TempDir tmp;
+  const auto path = write(tmp, "t.tsv", "ham\thello\n");
+  LabeledTextFormat f;
+  f.text_column = "99999999999999999999";
+  EXPECT_EQ(input_error([&] { read_labeled_texts(path, f, false); }),
+            "text column index must be in [0, 2147483647], got 99999999999999999999");
+  f.text_column = "1";
+  f.label_column = "2147483648";
+  EXPECT_EQ(input_error([&] { read_labeled_texts(path, f); }),
+            "label column index must be in [0, 2147483647], got 2147483648");
+  f.label_column = "0";
+  EXPECT_EQ(read_labeled_texts(path, f)[0].text, "hello");
+}
+
 TEST(ClassificationData, LabelsSortedSplitShuffledPaddedToLongestTrainingText) {
   const TempDir tmp;
   const auto path = write(tmp, "s.tsv", small_file());

@@ -63,6 +63,28 @@ TEST(InstructionData, EntriesAreCheckedAndNamedByIndex) {
             std::string::npos);
 }
 
+// Issue 21 items 4, 22 and 23: the file is read through the checked JSON reader (a key
+// given twice, or nesting past kMaxJsonDepth, is refused naming the file and line), and
+// a folder is refused as a folder.
+TEST(InstructionData, HostileFilesAreRefusedNamingFileAndLine) {
+  const TempDir tmp;
+  const std::string twice = tmp.file("twice.json"), deep = tmp.file("deep.json");
+  write_file_atomic(twice,
+                    "[{\"instruction\": \"a\", \"output\": \"b\"},\n"
+                    " {\"instruction\": \"c\", \"output\": \"d\",\n"
+                    "  \"output\": \"e\"}]\n");
+  EXPECT_EQ(input_error([&] { read_instruction_file(twice); }),
+            twice + ": duplicate key \"output\" on line 3");
+  // 150,000 levels under an extra field: copying the entry once recursed that deep.
+  const size_t depth = 150'000;
+  write_file_atomic(deep, "[{\"instruction\": \"a\", \"output\": \"b\", \"x\": " +
+                              std::string(depth, '[') + std::string(depth, ']') + "}]");
+  EXPECT_EQ(input_error([&] { read_instruction_file(deep); }),
+            deep + ": JSON nested deeper than 512 levels on line 1");
+  EXPECT_EQ(input_error([&] { read_instruction_file(tmp.file("")); }),
+            tmp.file("") + " is a folder, not a file");
+}
+
 // The course's file (data/instruction-data.json, a copy of the shared one): 1,100
 // entries -> 935 train, 110 test, 55 val, in file order.
 TEST(InstructionData, CourseSplitInFileOrder) {

@@ -284,12 +284,12 @@ TEST(SafeTensorsMalformed, DuplicateKeysAndDeepNesting) {
   expect_error(make_file(R"({"t": {"dtype": "U8", "shape": [], "data_offsets": [0, 1]},)"
                          R"( "t": {"dtype": "U8", "shape": [], "data_offsets": [0, 1]}})",
                          "x"),
-               {"'t' twice"});
+               {"header: duplicate key \"t\" on line 1"});
   expect_error(
       one_tensor(R"("dtype": "F32", "dtype": "I32", "shape": [2], "data_offsets": [0, 8])"),
-      {"'dtype' twice"});
+      {"duplicate key \"dtype\""});
   expect_error(make_file("{\"x\": " + std::string(100000, '[') + std::string(100000, ']') + "}"),
-               {"nested too deeply"});
+               {"header: JSON nested deeper than 16 levels"});
 }
 
 TEST(SafeTensorsMalformed, EntryNotAnObject) {
@@ -400,6 +400,43 @@ TEST(SafeTensorsMalformed, BadMetadata) {
   expect_error(make_file(R"({"__metadata__": ["a"]})"), {"__metadata__ must be an object"});
   expect_error(make_file(R"({"__metadata__": {"step": 12}})"),
                {"__metadata__", "'step'", "string"});
+}
+
+// A header of `tensors` zero-sized tensors named "t<n-1>" .. "t0" (not in sorted order)
+// and `metadata` __metadata__ entries "k0" .. "k<n-1>".
+std::string many_keys(int64_t tensors, int64_t metadata) {
+  std::string h = "{";
+  if (metadata > 0) {
+    h += "\"__metadata__\": {";
+    for (int64_t i = 0; i < metadata; ++i)
+      h += (i ? ", \"k" : "\"k") + std::to_string(i) + "\": \"v\"";
+    h += "}";
+  }
+  for (int64_t i = tensors - 1; i >= 0; --i)
+    h += (h.size() > 1 ? ", \"t" : "\"t") + std::to_string(i) +
+         R"(": {"dtype": "F32", "shape": [0], "data_offsets": [0, 0]})";
+  return make_file(h + "}");
+}
+
+// Issue 21 item 6: 100,000 metadata keys took 14 s (each key was looked up in a list).
+// The keys are now bounded and found in log time; the test checks the bounds, not time.
+TEST(SafeTensorsMalformed, TooManyKeys) {
+  expect_error(many_keys(0, 200'000), {"__metadata__ has more than 10000 entries"});
+  expect_error(many_keys(0, kMaxSafetensorsMetadata + 1), {"more than 10000 entries"});
+  expect_error(many_keys(200'000, 0), {"header has more than 100000 tensors"});
+  expect_error(many_keys(kMaxSafetensorsTensors + 1, 3), {"more than 100000 tensors"});
+}
+
+TEST(SafeTensors, ReadsHeadersAtTheBounds) {
+  const SafeTensors f = parse_safetensors(
+      many_keys(kMaxSafetensorsTensors, kMaxSafetensorsMetadata), "many.safetensors");
+  ASSERT_EQ(static_cast<int64_t>(f.names.size()), kMaxSafetensorsTensors);
+  EXPECT_EQ(static_cast<int64_t>(f.metadata.size()), kMaxSafetensorsMetadata);
+  // Header order is kept: "t99999" first, "t0" last.
+  EXPECT_EQ(f.names.front(), "t" + std::to_string(kMaxSafetensorsTensors - 1));
+  EXPECT_EQ(f.names[1], "t" + std::to_string(kMaxSafetensorsTensors - 2));
+  EXPECT_EQ(f.names.back(), "t0");
+  EXPECT_EQ(f.metadata.at("k9999"), "v");
 }
 
 // ---- valid but unusual files -----------------------------------------------------------

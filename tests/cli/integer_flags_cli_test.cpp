@@ -1,0 +1,47 @@
+// Integers on the command line (issue 21 item 13): every integer option is read as plain
+// decimal within its type before CLI11 converts it, so a value out of range, a sign on
+// an unsigned option or a non-decimal form exits 2 naming the flag (CLI11 alone clamps
+// 99999999999999999999 to INT64_MAX, wraps -1 to 2^64 - 1 and reads 010 as octal).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli/cli_test_util.h"
+
+namespace tinylm::testing {
+namespace {
+
+struct Case {
+  std::string args, message;
+};
+
+TEST(IntegerFlags, BadIntegersExitTwoNamingTheFlag) {
+  const std::vector<Case> cases = {
+      {"eval --run nowhere --batch 99999999999999999999",
+       "--batch: 99999999999999999999 is out of range"},
+      {"eval --run nowhere --n -99999999999999999999",
+       "--n: -99999999999999999999 is out of range"},
+      {"eval --run nowhere --stride 0x10", "--stride: '0x10' is not an integer"},
+      {"eval --run nowhere --stride 12abc", "--stride: '12abc' is not an integer"},
+      {"demo nope --seed -1", "--seed: a non-negative integer is needed, got -1"},
+      {"demo nope --seed 18446744073709551616", "--seed: 18446744073709551616 is too large"},
+      {"demo nope --layers 9223372036854775808", "--layers: 9223372036854775808 is out of range"},
+  };
+  for (const Case& c : cases) {
+    const RunResult r = run_tinylm(c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
+TEST(IntegerFlags, LeadingZerosAreDecimal) {
+  // 010 is ten layers, not octal eight.
+  const RunResult octal = run_tinylm("demo residual --layers 010 --dim 8");
+  const RunResult ten = run_tinylm("demo residual --layers 10 --dim 8");
+  ASSERT_EQ(octal.code, 0) << octal.output;
+  EXPECT_EQ(octal.output, ten.output);
+}
+
+}  // namespace
+}  // namespace tinylm::testing

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "finetune/classifier.h"
-#include "finetune/trainable.h"
+#include "train/trainable.h"
 #include "tensor/memory_reuse.h"
 #include "tensor/threads.h"
 #include "train/adamw.h"

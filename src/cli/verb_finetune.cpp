@@ -26,8 +26,8 @@ int run_finetune(int argc, char** argv) {
   app.add_option("--base", base_names.base,
                  "the model to start from: a Hugging Face GPT-2 folder (config.json + "
                  "model.safetensors), a tinylm run folder, or a preset (gpt2-124m, ...: random "
-                 "init; the config's \"model\" section changes its shape)")
-      ->required();
+                 "init; the config's \"model\" section changes its shape); with --resume "
+                 "the checkpoint holds the model, and --base may be left out");
   app.add_option("--data", base_names.data,
                  "instruct: a JSON list of {instruction, input, output}; classify: TSV, CSV or "
                  "JSONL with a label and a text column")

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "lora/lora.h"
 #include "finetune/pooling.h"
-#include "finetune/trainable.h"
+#include "lora/lora.h"
 #include "model/gpt.h"
+#include "train/trainable.h"
 
 namespace tinylm::finetune {
 

@@ -2,9 +2,10 @@
 //   base (base_model.h) + labelled texts (data/classification_dataset.h: labels, balance,
 //   70/10/20 split, padding to the longest training text)
 //   -> SequenceClassifier (classifier.h) with finetune.pooling, a new head, LoRA adapters
-//      when finetune.trainable is "lora", and the trainable set (trainable.h)
+//      when finetune.trainable is "lora", and the trainable set (train/trainable.h)
 //   -> accuracy on train / val / test before training
-//   -> the epoch loop (loop.h): cross-entropy of the pooled logits; every eval_interval
+//   -> the one loop (train/loop.h, finetune/epoch_task.h): cross-entropy of the pooled logits;
+//   every eval_interval
 //      the train and val loss over eval_batches batches; after each epoch the train and
 //      val accuracy (log.jsonl "train_accuracy" / "val_accuracy": report.html's panel)
 //   -> accuracy on the three splits after training, the test confusion matrix

@@ -22,8 +22,9 @@ InstructRun load_instruct_run(const std::string& dir, const std::string& verb) {
   run.model =
       std::make_unique<GPT>(GPTConfig::from_json(state.config["run"]["model"], "run.model."));
   Rng rng(run.config.finetune.seed + 3);  // A's start values, replaced by the checkpoint's
-  run.lora = set_lm_trainable(*run.model, run.config, rng);
-  load_checkpoint(path, with_adapters(*run.model, run.lora.get()), nullptr);
+  Trainables trained = set_lm_trainable(*run.model, run.config, rng);
+  run.lora = std::move(trained.lora);
+  load_checkpoint(path, trained.params, nullptr);
   run.tokenizer = tokenizer_from_json(state.tokenizer);
   run.step = state.step;
   return run;

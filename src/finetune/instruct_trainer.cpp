@@ -4,25 +4,20 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 
 #include "data/instruction_collate.h"
 #include "data/instruction_data.h"
-#include "train/base_model.h"
+#include "finetune/epoch_task.h"
+#include "finetune/finetune_plan.h"
 #include "finetune/instruct_run.h"
 #include "finetune/lm_trainable.h"
-#include "finetune/loop.h"
-#include "lora/peft.h"
 #include "finetune/respond.h"
 #include "finetune/run_folder.h"
-#include "finetune/trainable.h"
+#include "lora/peft.h"
 #include "report/text_table.h"
-#include "tensor/threads.h"
-#include "tokenizer/load.h"
-#include "train/checkpoint.h"
-#include "train/run_folder.h"
-#include "train/run_log.h"
+#include "train/loop.h"
 #include "train/run_report.h"
+#include "train/run_session.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -36,174 +31,187 @@ std::string fixed4(double v) {
   return buf;
 }
 
-// What report.html needs from a TrainConfig: the model, the data, the step count.
-TrainConfig report_config(const FinetuneConfig& c, const GPTConfig& model, int64_t total) {
-  TrainConfig t;
-  t.model = model;
-  t.data.path = c.data;
-  t.train.max_steps = total;
-  t.train.batch_size = c.finetune.batch_size;
-  return t;
+void print_header(const FinetuneConfig& c, const InstructionData& data,
+                  const InstructionCollateOptions& collate, const std::string& base_kind,
+                  int64_t total, const RunSession& session) {
+  const FinetuneSettings& f = c.finetune;
+  const ParameterCounts counts = count_parameters(session.params());
+  std::printf(
+      "tinylm finetune --task instruct: %s parameters, %s trainable (%s), %s frozen (base: "
+      "%s); %lld / %lld / %lld entries train / val / test, longest %lld tokens, cut at %lld, "
+      "%lld steps (%lld epochs of %lld)%s\n",
+      report::with_commas(counts.trainable + counts.frozen).c_str(),
+      report::with_commas(counts.trainable).c_str(),
+      TrainableSet::parse(f.trainable).to_string().c_str(),
+      report::with_commas(counts.frozen).c_str(), base_kind.c_str(),
+      static_cast<long long>(data.train.size()), static_cast<long long>(data.val.size()),
+      static_cast<long long>(data.test.size()), static_cast<long long>(data.longest),
+      static_cast<long long>(collate.allowed_max_length), static_cast<long long>(total),
+      static_cast<long long>(f.epochs),
+      static_cast<long long>(steps_per_epoch(data.train.size(), f.batch_size)),
+      session.resumed() ? (", resuming at step " + std::to_string(session.step)).c_str() : "");
+  std::fflush(stdout);
 }
 
-}  // namespace
+// Instruction tuning on the one loop: the language-model loss of the course's collate;
+// after each epoch a greedy response to the first validation entry (report.html).
+class InstructTask : public EpochTask {
+ public:
+  InstructTask(GPT& model, const InstructionData& data, const InstructionCollateOptions& collate,
+               const FinetuneConfig& c, RunSession& session, const Tokenizer& tok, LoraSet* lora,
+               std::string config_text)
+      : EpochTask(data.train.size(), c.finetune),
+        model_(model),
+        data_(data),
+        collate_(collate),
+        session_(session),
+        tok_(tok),
+        lora_(lora),
+        config_text_(std::move(config_text)) {
+    report_config_.model = model.config();
+    report_config_.data.path = c.data;
+    report_config_.train.max_steps = total_steps(c.finetune, data.train.size());
+    report_config_.train.batch_size = c.finetune.batch_size;
+    const std::vector<int32_t>& first = data.train.encoded[0].ids;
+    report_input_.assign(first.begin(),
+                         first.begin() + std::min<int64_t>({32, model.config().block_size,
+                                                            static_cast<int64_t>(first.size())}));
+  }
 
-int finetune_instruct(const FinetuneConfig& config_in, const FinetuneOptions& options) {
-  FinetuneConfig c = config_in;
-  c.validate();
+  void write_report(int64_t step, std::vector<std::pair<std::string, std::string>> extra) {
+    write_run_report(model_, tok_, report_config_, {session_.dir(), step, report_input_, samples_},
+                     {config_text_, std::move(extra)});
+  }
+  void after_eval(int64_t step) override { write_report(step, {}); }
+
+ protected:
+  MicroStep train_batch(const std::vector<int64_t>& idx, float scale,
+                        const nn::Context& ctx) override {
+    const Batch b = collate_instructions(data_.train.encoded, idx, collate_);
+    if (lora_) lora_->set_dropout_rng(ctx.training ? ctx.rng : nullptr);  // training only
+    const double loss = model_.forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T, ctx);
+    model_.backward(scale);
+    if (lora_) lora_->set_dropout_rng(nullptr);
+    return {loss, b.B * b.T};
+  }
+  std::pair<nlohmann::json, std::string> losses() override {
+    const double train =
+        instruction_loss(model_, data_.train, collate_, f_.batch_size, f_.eval_batches);
+    const double val =
+        instruction_loss(model_, data_.val, collate_, f_.batch_size, f_.eval_batches);
+    return {{{"train_loss", train}, {"val_loss", val}},
+            "train loss " + fixed4(train) + ", val loss " + fixed4(val)};
+  }
+  // The course prints a response to the first validation entry after each epoch.
+  void epoch_done(int64_t step, int64_t epoch) override {
+    const InstructionEntry& e =
+        data_.val.size() > 0 ? data_.val.entries[0] : data_.train.entries[0];
+    samples_.insert(samples_.begin(),
+                    {"epoch " + std::to_string(epoch) + " (step " + report::with_commas(step) +
+                         "), greedy: " + e.instruction,
+                     respond(model_, tok_, e, std::min<int64_t>(f_.max_new_tokens, 128))});
+    if (samples_.size() > 3) samples_.resize(3);
+  }
+
+ private:
+  GPT& model_;
+  const InstructionData& data_;
+  const InstructionCollateOptions& collate_;
+  RunSession& session_;
+  const Tokenizer& tok_;
+  LoraSet* lora_;
+  std::string config_text_;  // the run's config.json, shown in report.html
+  TrainConfig report_config_;
+  std::vector<int32_t> report_input_;
+  std::vector<std::pair<std::string, std::string>> samples_;
+};
+
+// Greedy responses to the test split: RUN/test-responses.json (each entry as read, plus
+// "model_response"), with a counter on a terminal.
+void write_test_responses(GPT& model, const Tokenizer& tok, const InstructionData& data,
+                          const FinetuneSettings& f, const std::string& dir, bool quiet) {
+  const bool tty = ::isatty(::fileno(stdout)) != 0;
+  nlohmann::json responses = nlohmann::json::array();
+  for (int64_t i = 0; i < data.test.size(); ++i) {
+    nlohmann::json entry = data.test.entries[i].source;
+    entry["model_response"] = respond(model, tok, data.test.entries[i], f.max_new_tokens);
+    responses.push_back(entry);
+    if (!quiet && tty) {
+      std::printf("\rresponses: %lld / %lld", static_cast<long long>(i + 1),
+                  static_cast<long long>(data.test.size()));
+      std::fflush(stdout);
+    }
+  }
+  if (!quiet && tty) std::printf("\n");
+  write_file_atomic(dir + "/test-responses.json", responses.dump(2) + "\n");
+  if (!quiet)
+    std::printf("wrote %s/test-responses.json (%lld entries with model_response)\n", dir.c_str(),
+                static_cast<long long>(data.test.size()));
+}
+
+// The finished run: losses over the whole train, val and test splits (results.json), the
+// test responses, the adapter (under lora), report.html.
+void finish(GPT& model, const Tokenizer& tok, const InstructionData& data,
+            const InstructionCollateOptions& collate, const FinetuneConfig& c,
+            const RunSession& session, InstructTask& task, LoraSet* lora, bool quiet) {
   const FinetuneSettings& f = c.finetune;
-  const TrainableSet trainable = TrainableSet::parse(f.trainable);  // InputError if malformed
-  const std::string dir = options.out_dir;
-  check_out_dir(dir, "instruct", options.resume);
-  const std::string last = checkpoint_path(dir);
-  CheckpointState resumed;
-  if (options.resume) {
-    resumed = read_checkpoint_state(last);
-    require_same_settings(FinetuneConfig::from_saved(resumed.config, last), c, last);
-  }
-
-  set_num_threads(static_cast<int>(f.threads));
-  BaseModel base = load_base_model(c.base, c.model, f.dropout, f.seed);
-  GPT& model = *base.model;
-  const Tokenizer& tok = *base.tokenizer;
-  const int64_t block = model.config().block_size;
-  const InstructionCollateOptions collate = collate_options(f, tok, block);
-  const InstructionData data =
-      load_instruction_data(c.data, tok, {f.train_fraction, f.test_fraction});
-  const int64_t total = total_steps(f, data.train.size());
-
-  Rng lora_rng(f.seed + 3);
-  const std::unique_ptr<LoraSet> lora = set_lm_trainable(model, c, lora_rng);  // before `base` goes
-  const ParameterList params = with_adapters(model, lora.get());
-  const ParameterCounts counts = count_parameters(params);
-  AdamW opt = make_optimizer(params, f);
-  const nlohmann::json run_info = {{"model", model.config().to_json()}, {"base_kind", base.kind}};
-  const nlohmann::json saved = saved_config(c, run_info);
-  LoopState state = start_state(f, params, opt, options.resume ? last : "");
-
-  // From here on, files are written, by this run only.
-  const auto lock = open_run_folder(dir, saved, tok);
-  RunLog log(dir + "/log.jsonl", options.resume ? state.step : -1);
-  if (!options.quiet) {
-    std::printf(
-        "tinylm finetune --task instruct: %s parameters, %s trainable (%s), %s frozen (base: "
-        "%s); %lld / %lld / %lld entries train / val / test, longest %lld tokens, cut at %lld, "
-        "%lld steps (%lld epochs of %lld)%s\n",
-        report::with_commas(counts.trainable + counts.frozen).c_str(),
-        report::with_commas(counts.trainable).c_str(), trainable.to_string().c_str(),
-        report::with_commas(counts.frozen).c_str(), base.kind.c_str(),
-        static_cast<long long>(data.train.size()), static_cast<long long>(data.val.size()),
-        static_cast<long long>(data.test.size()), static_cast<long long>(data.longest),
-        static_cast<long long>(collate.allowed_max_length), static_cast<long long>(total),
-        static_cast<long long>(f.epochs),
-        static_cast<long long>(steps_per_epoch(data.train.size(), f.batch_size)),
-        options.resume ? (", resuming at step " + std::to_string(state.step)).c_str() : "");
-    std::fflush(stdout);
-  }
-
-  const TrainConfig report_c = report_config(c, model.config(), total);
-  std::vector<std::pair<std::string, std::string>> samples;
-  const std::vector<int32_t> report_input(
-      data.train.encoded[0].ids.begin(),
-      data.train.encoded[0].ids.begin() +
-          std::min<int64_t>({32, block, static_cast<int64_t>(data.train.encoded[0].ids.size())}));
-  const auto write_report = [&](int64_t step,
-                                std::vector<std::pair<std::string, std::string>> extra) {
-    write_run_report(model, tok, report_c, {dir, step, report_input, samples},
-                     {saved.dump(2), std::move(extra)});
-  };
-
-  LoopTask task;
-  task.train_size = data.train.size();
-  task.params = params;
-  task.zero_grad = [&] {
-    for (const auto& p : params)
-      if (p.param->trainable()) p.param->grad.zero();
-  };
-  task.train_batch = [&](const std::vector<int64_t>& idx, const nn::Context& ctx, int64_t* tokens) {
-    const Batch b = collate_instructions(data.train.encoded, idx, collate);
-    if (lora) lora->set_dropout_rng(ctx.training ? ctx.rng : nullptr);  // training only
-    const double loss = model.forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T, ctx);
-    model.backward();
-    if (lora) lora->set_dropout_rng(nullptr);
-    *tokens = b.B * b.T;
-    return loss;
-  };
-  task.evaluate = [&](int64_t) {
-    const double train_loss =
-        instruction_loss(model, data.train, collate, f.batch_size, f.eval_batches);
-    const double val_loss =
-        instruction_loss(model, data.val, collate, f.batch_size, f.eval_batches);
-    return std::pair<nlohmann::json, std::string>{
-        {{"train_loss", train_loss}, {"val_loss", val_loss}},
-        "train loss " + fixed4(train_loss) + ", val loss " + fixed4(val_loss)};
-  };
-  task.after_eval = [&](int64_t step) { write_report(step, {}); };
-  task.epoch_done = [&](int64_t step, int64_t epoch) {
-    // The course prints a response to the first validation entry after each epoch.
-    const InstructionEntry& e = data.val.size() > 0 ? data.val.entries[0] : data.train.entries[0];
-    samples.insert(samples.begin(),
-                   {"epoch " + std::to_string(epoch) + " (step " + report::with_commas(step) +
-                        "), greedy: " + e.instruction,
-                    respond(model, tok, e, std::min<int64_t>(f.max_new_tokens, 128))});
-    if (samples.size() > 3) samples.resize(3);
-  };
-  task.save = [&](int64_t step) {
-    CheckpointState s;
-    s.step = step;
-    s.config = saved;
-    s.tokenizer = tok.to_json();
-    s.dropout_rng = state.dropout_rng.state();
-    save_checkpoint(last, params, &opt, s);
-  };
-
-  const int code = run_loop(f, task, opt, state, log, {options.quiet, options.stop_after});
-  if (code != 0 || state.step < total) return code;
-
-  // The finished run: losses over the whole val and test splits, then the responses.
+  const std::string& dir = session.dir();
+  const ParameterCounts counts = count_parameters(session.params());
   const double train_loss = instruction_loss(model, data.train, collate, f.batch_size, 0);
   const double val_loss = instruction_loss(model, data.val, collate, f.batch_size, 0);
   const double test_loss = instruction_loss(model, data.test, collate, f.batch_size, 0);
   const nlohmann::json results = {{"task", "instruct"},
-                                  {"step", state.step},
-                                  {"trainable", trainable.to_string()},
+                                  {"step", session.step},
+                                  {"trainable", TrainableSet::parse(f.trainable).to_string()},
                                   {"trainable_parameters", counts.trainable},
                                   {"frozen_parameters", counts.frozen},
                                   {"train_loss", train_loss},
                                   {"val_loss", val_loss},
                                   {"test_loss", test_loss}};
   write_file_atomic(dir + "/results.json", results.dump(2) + "\n");
-  if (!options.quiet)
+  if (!quiet)
     std::printf(
         "final: train loss %.4f, val loss %.4f, test loss %.4f (every entry of each split)\n",
         train_loss, val_loss, test_loss);
-  if (f.write_responses) {
-    const bool tty = ::isatty(::fileno(stdout)) != 0;  // a counter on a terminal only
-    nlohmann::json responses = nlohmann::json::array();
-    for (int64_t i = 0; i < data.test.size(); ++i) {
-      nlohmann::json entry = data.test.entries[i].source;
-      entry["model_response"] = respond(model, tok, data.test.entries[i], f.max_new_tokens);
-      responses.push_back(entry);
-      if (!options.quiet && tty) {
-        std::printf("\rresponses: %lld / %lld", static_cast<long long>(i + 1),
-                    static_cast<long long>(data.test.size()));
-        std::fflush(stdout);
-      }
-    }
-    if (!options.quiet && tty) std::printf("\n");
-    write_file_atomic(dir + "/test-responses.json", responses.dump(2) + "\n");
-    if (!options.quiet)
-      std::printf("wrote %s/test-responses.json (%lld entries with model_response)\n", dir.c_str(),
-                  static_cast<long long>(data.test.size()));
-  }
+  if (f.write_responses) write_test_responses(model, tok, data, f, dir, quiet);
   if (lora) {  // the adapters alone, in PEFT's layout (`tinylm lora merge` folds them in)
     save_peft_adapter(*lora, dir + "/adapter", {"CAUSAL_LM", c.base, nullptr});
-    if (!options.quiet) std::printf("wrote %s/adapter (PEFT LoRA adapter)\n", dir.c_str());
+    if (!quiet) std::printf("wrote %s/adapter (PEFT LoRA adapter)\n", dir.c_str());
   }
-  write_report(state.step, {{"final train loss (all entries)", fixed4(train_loss)},
-                            {"final val loss (all entries)", fixed4(val_loss)},
-                            {"final test loss (all entries)", fixed4(test_loss)}});
-  return 0;
+  task.write_report(session.step, {{"final train loss (all entries)", fixed4(train_loss)},
+                                   {"final val loss (all entries)", fixed4(val_loss)},
+                                   {"final test loss (all entries)", fixed4(test_loss)}});
+}
+
+}  // namespace
+
+int finetune_instruct(const FinetuneConfig& config, const FinetuneOptions& options) {
+  FinetunePlan plan = plan_finetune_run(config, options);
+  const FinetuneConfig& c = plan.config;
+  const FinetuneSettings& f = c.finetune;
+  const std::unique_ptr<GPT> model =
+      plan.base ? std::move(plan.base) : std::make_unique<GPT>(plan.model_config);
+  const Tokenizer& tok = *plan.tokenizer;
+  const InstructionCollateOptions collate = collate_options(f, tok, plan.model_config.block_size);
+  const InstructionData data =
+      load_instruction_data(c.data, tok, {f.train_fraction, f.test_fraction});
+  const int64_t total = total_steps(f, data.train.size());
+
+  Rng lora_rng(f.seed + 3);
+  const Trainables trained = set_lm_trainable(*model, c, lora_rng);
+  set_decay(trained.params, {f.decay_all, true});
+  RunSession session(std::move(plan.folder), trained.params, adamw_config(f), f.seed);
+  const nlohmann::json saved =
+      saved_config(c, {{"model", plan.model_config.to_json()}, {"base_kind", plan.base_kind}});
+  session.begin(saved, tok);
+  if (!options.quiet) print_header(c, data, collate, plan.base_kind, total, session);
+
+  InstructTask task(*model, data, collate, c, session, tok, trained.lora.get(), saved.dump(2));
+  const int code = run_training_loop(
+      task, session, finetune_loop_settings(f, total, options.quiet, options.stop_after));
+  if (code == 0 && session.step >= total)
+    finish(*model, tok, data, collate, c, session, task, trained.lora.get(), options.quiet);
+  return code;
 }
 
 }  // namespace tinylm::finetune

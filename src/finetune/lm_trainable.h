@@ -1,5 +1,5 @@
 // What an instruction fine-tuning run trains in its GPT language model
-// (finetune.trainable, the same names as for a classifier):
+// (finetune.trainable, the same names as for a classifier; decided by train/trainable.h):
 //   all      every weight (the course's chapter 7)
 //   last:N   the last N blocks, the final LayerNorm and an untied LM head. A tied head
 //            is the token embedding, which stays frozen (as in `last:N` of a classifier,
@@ -14,6 +14,7 @@
 #include "finetune/finetune_config.h"
 #include "lora/lora.h"
 #include "model/gpt.h"
+#include "train/trainable.h"
 #include "util/rng.h"
 
 namespace tinylm::finetune {
@@ -22,9 +23,9 @@ namespace tinylm::finetune {
 LoraConfig lora_config(const LoraSettings& settings);
 
 // Freezes / unfreezes `model` per config.finetune.trainable; under lora, attaches the
-// adapters first (A from rng, B zeros) and returns them (nullptr otherwise; they must be
-// destroyed before the model). InputError naming the setting for a spec the model cannot
-// take (head with a tied head, last:N beyond the blocks, a LoRA target on the LM head).
-std::unique_ptr<LoraSet> set_lm_trainable(GPT& model, const FinetuneConfig& config, Rng& rng);
+// adapters first (A from rng, B zeros; they must be destroyed before the model).
+// InputError naming the setting for a spec the model cannot take (head with a tied head,
+// last:N beyond the blocks, a LoRA target on the LM head).
+Trainables set_lm_trainable(GPT& model, const FinetuneConfig& config, Rng& rng);
 
 }  // namespace tinylm::finetune

@@ -10,17 +10,13 @@
 //   report.html            curves, samples, tables (train/run_report.h)
 //   test-responses.json    instruct: the test entries with "model_response"
 //   results.json           the final figures (losses, accuracies)
-// Nothing saved is overwritten: a new run needs an empty or missing --out (or a
-// finetune run of the same task that never wrote a checkpoint); --resume needs its
-// checkpoint.
+// Nothing saved is overwritten: the folder rules are train/run_folder.h's (one policy for
+// every task), and what --resume may change is finetune_plan.h's list.
 #pragma once
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "finetune/finetune_config.h"
-#include "tokenizer/tokenizer.h"
-#include "train/run_folder.h"
 
 namespace tinylm::finetune {
 
@@ -28,24 +24,11 @@ inline std::string checkpoint_path(const std::string& dir) {
   return dir + "/last.safetensors";
 }
 
-// InputError unless `dir` may hold a run of `task` (see above).
-void check_out_dir(const std::string& dir, const std::string& task, bool resume);
-
 // Exit-2 check for the verbs: `dir` is a finetune run of `task` with a checkpoint. The
 // message names the verb to use for the other task.
 void require_finetune_run(const std::string& dir, const std::string& task, const std::string& verb);
 
 // The saved config JSON of a run: FinetuneConfig::to_json() plus "run": run_info.
 nlohmann::json saved_config(const FinetuneConfig& config, const nlohmann::json& run_info);
-// The first writes of a run, once every check on the input is done: locks `dir` (creating
-// it and its marker; a second run is refused, exit 2), then writes config.json (`saved`)
-// and tokenizer.json. The lock holds while the returned object lives.
-std::unique_ptr<RunFolderLock> open_run_folder(const std::string& dir, const nlohmann::json& saved,
-                                               const Tokenizer& tokenizer);
-
-// Differences between the settings of a run being resumed and the ones given now.
-// InputError naming the first field that differs.
-void require_same_settings(const FinetuneConfig& saved, const FinetuneConfig& given,
-                           const std::string& what);
 
 }  // namespace tinylm::finetune

@@ -4,10 +4,10 @@
 #include <limits>
 #include <set>
 
-#include "finetune/trainable.h"
 #include "finetune/verify_util.h"
 #include "lora/peft.h"
 #include "model/hf_gpt2.h"
+#include "train/trainable.h"
 #include "util/error.h"
 #include "util/json_read.h"
 

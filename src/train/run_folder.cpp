@@ -10,6 +10,8 @@
 #include <string_view>
 
 #include "io/safetensors.h"
+#include "train/checkpoint.h"
+#include "train/model_source.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -34,7 +36,7 @@ bool holds_tinylm_checkpoint(const std::string& dir) {
 
 }  // namespace
 
-RunFolderState inspect_run_folder(const std::string& dir) {
+RunFolderState inspect_run_folder(const std::string& dir, const std::string& noun) {
   require(!dir.empty(), "--out: empty folder name");
   RunFolderState s;
   std::error_code ec;
@@ -50,11 +52,46 @@ RunFolderState inspect_run_folder(const std::string& dir) {
   }
   const bool empty = fs::is_empty(dir, ec);
   require(!ec, "--out " + dir + ": cannot read the folder: " + ec.message());
-  require(empty, "--out " + dir + " is not a tinylm run folder (it has files, but no " +
+  require(empty, "--out " + dir + " is not a tinylm " + noun + " folder (it has files, but no " +
                      kRunMarker +
                      "): tinylm writes only into a folder it created or an empty one, so "
                      "nothing was touched; choose a new or empty --out");
   return s;
+}
+
+std::string run_kind_of(const std::string& dir) {
+  if (const std::string task = finetune_task_of(dir); !task.empty()) return task;
+  return file_exists(dir + "/config.json") || holds_tinylm_checkpoint(dir) ? "train" : "";
+}
+
+RunFolderPlan plan_run_folder(const std::string& dir, const std::string& kind, bool resume) {
+  const RunFolderState folder = inspect_run_folder(dir, kind == "train" ? "run" : "finetune run");
+  RunFolderPlan plan;
+  plan.dir = dir;
+  if (folder.is_run) {
+    const std::string found = run_kind_of(dir);
+    require(found.empty() || found == kind,
+            "--out " + dir + " holds a " +
+                (found == "train" ? "'train'" : "finetune '" + found + "'") + " run, not a" +
+                (kind == "train" ? " 'train'" : " finetune '" + kind + "'") +
+                " run: choose another --out");
+    plan.lock = std::make_unique<RunFolderLock>(dir);  // before its checkpoints are read
+  }
+  const SavedCheckpoints saved = find_checkpoints(dir);
+  if (!resume) {
+    require(!saved.any(), dir + " already holds " + saved.describe() +
+                              ": a folder that already holds a checkpoint is continued with "
+                              "--resume; or choose another --out");
+    return plan;
+  }
+  require(!saved.newest().empty(),
+          saved.any() ? "--resume: " + dir + " holds " + saved.describe() + ", and none can be read"
+                      : "--resume: " + dir + " holds no checkpoint yet (" +
+                            (folder.exists ? "the run stopped before its first one"
+                                           : "the folder does not exist") +
+                            "); start the run again without --resume");
+  plan.resume_from = saved.newest();
+  return plan;
 }
 
 RunFolderLock::RunFolderLock(const std::string& dir) {

@@ -7,8 +7,16 @@
 // A folder that exists is a run folder if it holds .tinylm-run, or (runs from before the
 // marker) a tinylm checkpoint; an empty folder may become one. Anything else (a user's
 // project, a Hugging Face model folder, ".") is refused before anything is touched.
+//
+// plan_run_folder is the one policy of every task (train, classify, instruct), checked
+// before anything is written:
+//   a new run     the folder is missing, empty, or a run folder of the same task that holds
+//                 no checkpoint (a run that stopped before its first one)
+//   --resume      the folder is a run of the same task with a readable checkpoint; the run
+//                 continues from the newest one (last.safetensors or best.safetensors)
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace tinylm {
@@ -22,8 +30,8 @@ struct RunFolderState {
 };
 
 // Looks at dir without changing anything. InputError when dir is not a folder, or is a
-// non-empty folder that tinylm did not create.
-RunFolderState inspect_run_folder(const std::string& dir);
+// non-empty folder that tinylm did not create ("is not a tinylm <noun> folder").
+RunFolderState inspect_run_folder(const std::string& dir, const std::string& noun = "run");
 
 // Holds the exclusive lock on a run folder for its lifetime; creates the folder and its
 // marker when missing. InputError naming the folder when another process holds the lock.
@@ -37,5 +45,21 @@ class RunFolderLock {
  private:
   int fd_ = -1;
 };
+
+// What a run may write into, decided once before step 1.
+struct RunFolderPlan {
+  std::string dir;
+  std::string resume_from;              // the checkpoint to continue; "" for a new run
+  std::unique_ptr<RunFolderLock> lock;  // held from the check on when the folder is a run
+};
+
+// The kind of run a folder holds: the finetune task of its config.json ("classify",
+// "instruct"), "train" for a `tinylm train` run, "" when it holds no config yet.
+std::string run_kind_of(const std::string& dir);
+
+// `kind` is the task ("train", "classify", "instruct"). InputError (nothing touched) for
+// a folder that is not a run folder of that task, a new run into a folder that holds a
+// checkpoint, a --resume without a readable checkpoint, a folder in use by another run.
+RunFolderPlan plan_run_folder(const std::string& dir, const std::string& kind, bool resume);
 
 }  // namespace tinylm

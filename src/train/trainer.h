@@ -1,6 +1,7 @@
-// The training loop of `tinylm train`: batches -> forward/backward (with gradient
-// accumulation) -> clipping -> AdamW at the scheduled learning rate, with periodic
-// evaluation, logging (log.jsonl), checkpoints and a final sample.
+// `tinylm train`: the run planned (lm_plan.h), the model built and what trains chosen
+// (trainable.h), a run session (run_session.h), then the one training loop (loop.h) with
+// the language-model task (lm_task.h: batches, evaluation, samples, report), and a final
+// sample.
 //
 // A run folder holds:
 //   .tinylm-run        the mark that tinylm made the folder, and the run's lock (run_folder.h)

@@ -1,8 +1,7 @@
 // tinylm finetune --task instruct, respond and eval on a tiny GPT and data written here;
 // the bad inputs exit 2 and leave what was saved alone.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -74,6 +73,34 @@ TEST(FinetuneInstructCli, ALockedRunFolderIsRefused) {
   EXPECT_FALSE(file_exists(run + "/config.json"));
   EXPECT_FALSE(file_exists(run + "/log.jsonl"));
   ::close(fd);
+  fs::remove_all(tmp);
+}
+
+// --resume takes the model from the checkpoint: --base may be left out (issue 21 item
+// 21); the settings that may change on resume are the task's list, the others are
+// refused by name; a new run needs --base.
+TEST(FinetuneInstructCli, ResumeNeedsNoBaseAndChangesOnlyWhatMayChange) {
+  const std::string tmp = fresh_dir("ft-instruct-resume");
+  const std::string data = write_instruction_file(tmp + "/data.json", 14);
+  const std::string run = tmp + "/run";
+  const std::string common =
+      " --data " + data + " --out " + run + " --config " + tiny_config_file(tmp) + " --quiet";
+  expect_exit(2, "finetune --task instruct" + common, "--base");
+  EXPECT_FALSE(fs::exists(run));
+  ASSERT_EQ(
+      run_tinylm("finetune --task instruct --base gpt2-124m" + common + " --stop-after 2").code, 0);
+  const std::string before = read_file(run + "/last.safetensors");
+  expect_exit(2, "finetune --task instruct --resume" + common + " --set finetune.lr=0.01",
+              "finetune.lr");
+  expect_exit(2, "finetune --task instruct --resume --base gpt2-355m" + common, "base");
+  EXPECT_EQ(read_file(run + "/last.safetensors"), before);
+  const RunResult resumed =
+      run_tinylm("finetune --task instruct --resume" + common +
+                 " --set finetune.eval_interval=3 --set finetune.write_responses=false");
+  EXPECT_EQ(resumed.code, 0) << resumed.output;
+  EXPECT_TRUE(file_exists(run + "/results.json"));
+  const nlohmann::json config = nlohmann::json::parse(read_file(run + "/config.json"));
+  EXPECT_EQ(config["base"], "gpt2-124m");
   fs::remove_all(tmp);
 }
 

@@ -5,19 +5,20 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "common/input_error.h"
 #include "finetune/finetune_config.h"
-#include "train/base_model.h"
 #include "finetune/finetune_test_util.h"
 #include "finetune/instruct_run.h"
 #include "finetune/lm_trainable.h"
-#include "lora/lora.h"
 #include "finetune/respond.h"
 #include "io/safetensors.h"
+#include "lora/lora.h"
+#include "train/base_model.h"
 #include "util/files.h"
 
 namespace tinylm::finetune {
@@ -218,13 +219,45 @@ TEST(FinetuneInstruct, TrainsOnlyWhatTrainableNames) {
 
   // What a tied LM head cannot take: training it alone, or an adapter on it.
   c.finetune.trainable = "head";
-  EXPECT_NE(input_error([&] { finetune_instruct(c, {dir, false, true, -1}); }).find("tied"),
+  EXPECT_NE(input_error([&] {
+              finetune_instruct(c, {dir, false, true, -1});
+            }).find("tied"),
             std::string::npos);
   c.finetune.trainable = "lora";
   c.lora.targets = {"head"};
-  EXPECT_NE(input_error([&] { finetune_instruct(c, {dir, false, true, -1}); }).find("head"),
+  EXPECT_NE(input_error([&] {
+              finetune_instruct(c, {dir, false, true, -1});
+            }).find("head"),
             std::string::npos);
   EXPECT_FALSE(fs::exists(dir));
+  fs::remove(data);
+}
+
+// The one loop's guard holds for fine-tuning too: weights blown up by an lr near float's
+// limit stop the run (exit 1), and no checkpoint it leaves holds a non-finite number.
+TEST(FinetuneInstruct, ANanStopsTheRunWithoutWritingACheckpoint) {
+  const std::string dir = testing::temp_path("instruct-nan");
+  const std::string data = testing::write_instruction_file(dir + "-data.json", 40);
+  FinetuneConfig c = tiny_config(data);
+  c.finetune.lr = 3e38;
+  c.finetune.weight_decay = 0;
+  c.finetune.checkpoint_interval = 1;
+  c.finetune.write_responses = false;
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(finetune_instruct(c, {dir, false, true, -1}), 1);
+  const std::string message = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(message.find("is not finite") != std::string::npos ||
+              message.find("the loss became") != std::string::npos)
+      << message;
+  EXPECT_FALSE(file_exists(dir + "/results.json"));
+  if (file_exists(dir + "/last.safetensors")) {
+    const SafeTensors f = load_safetensors(dir + "/last.safetensors");
+    for (const auto& name : f.names) {
+      const Tensor t = f.get(name).to_float();
+      for (int64_t i = 0; i < t.numel(); ++i) ASSERT_TRUE(std::isfinite(t[i])) << name;
+    }
+  }
+  fs::remove_all(dir);
   fs::remove(data);
 }
 

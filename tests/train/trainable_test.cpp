@@ -1,6 +1,6 @@
 // Freezing: trainable sets, no gradient buffers or optimizer state for frozen
 // parameters, and gradients of the trainable ones unchanged by freezing the rest.
-#include "finetune/trainable.h"
+#include "train/trainable.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include "common/input_error.h"
 #include "train/adamw.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 namespace {
 
 GPTConfig small_config() {
@@ -121,4 +121,4 @@ TEST(Freezing, TrainOnlyRejectsUnknownNames) {
 }
 
 }  // namespace
-}  // namespace tinylm::finetune
+}  // namespace tinylm

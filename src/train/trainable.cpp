@@ -1,11 +1,11 @@
 // Trainable sets: parse "head" / "last:N" / "all" / "lora" and freeze the rest.
-#include "finetune/trainable.h"
+#include "train/trainable.h"
 
 #include <set>
 
 #include "util/error.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 
 TrainableSet TrainableSet::parse(const std::string& spec) {
   TrainableSet s;
@@ -70,4 +70,41 @@ void train_only(const ParameterList& params, const std::vector<std::string>& nam
   for (const auto& p : params) p.param->set_trainable(wanted.count(p.name) > 0);
 }
 
-}  // namespace tinylm::finetune
+Trainables choose_lm_trainables(GPT& model, const TrainableSet& set, const LoraConfig& lora,
+                                Rng& rng, const std::string& option) {
+  const bool tied = model.config().tie_head;
+  require(set.kind != TrainableKind::Head || !tied,
+          option +
+              " 'head': the model's LM head is tied to the token embedding; "
+              "train last:N, all or lora instead");
+  ParameterList head;  // an untied LM head (and its bias) trains under head and last:N
+  if (!tied) head.push_back({"lm_head.weight", &model.lm_head_weight});
+  if (model.config().head_bias) head.push_back({"lm_head.bias", &model.lm_head_bias});
+  Trainables t;
+  if (set.kind == TrainableKind::Lora) {
+    t.lora = std::make_unique<LoraSet>(model, nullptr, lora, rng);
+    head.clear();  // under lora every base weight is frozen
+  }
+  apply_trainable(model, head, set);
+  if (t.lora)
+    for (const auto& p : t.lora->parameters()) p.param->set_trainable(true);
+  t.params = with_adapters(model, t.lora.get());
+  return t;
+}
+
+void set_decay(const ParameterList& params, const DecayRule& rule) {
+  for (const auto& [name, p] : params) {
+    const bool embedding = name == "wte.weight" || name == "wpe.weight";
+    p->decay = rule.all || (p->value.ndim() >= 2 && (rule.embeddings || !embedding));
+  }
+}
+
+Trainables choose_trainables(GPT& model, const TrainConfig& config) {
+  Rng rng(config.train.seed + 3);
+  Trainables t = choose_lm_trainables(model, TrainableSet::parse(config.train.trainable),
+                                      config.lora, rng, "train.trainable");
+  set_decay(t.params, {false, config.train.decay_embeddings});
+  return t;
+}
+
+}  // namespace tinylm

@@ -1,0 +1,57 @@
+#include "finetune/finetune_plan.h"
+
+#include "tensor/threads.h"
+#include "tokenizer/load.h"
+#include "train/base_model.h"
+#include "train/checkpoint.h"
+#include "train/resume_check.h"
+#include "train/trainable.h"
+#include "util/error.h"
+#include "util/json_read.h"
+
+namespace tinylm::finetune {
+
+namespace {
+
+// --resume: the checkpoint's settings against the given ones, then its model and
+// tokenizer.
+void plan_resume(FinetunePlan& plan) {
+  const std::string& path = plan.folder.resume_from;
+  const CheckpointState state = read_checkpoint_state(path);
+  const FinetuneConfig saved = FinetuneConfig::from_saved(state.config, path);
+  FinetuneConfig& c = plan.config;
+  if (c.base.empty()) c.base = saved.base;
+  check_resume_settings(saved.to_json(), c.to_json(),
+                        {"finetune.max_steps", "finetune.eval_interval", "finetune.log_interval",
+                         "finetune.checkpoint_interval", "finetune.threads",
+                         "finetune.max_new_tokens", "finetune.write_responses"},
+                        path);
+  const JsonField run(state.config, path, "tinylm.config");  // checked, named reads
+  plan.model_config = GPTConfig::from_json(run["run"]["model"].raw(), "run.model.");
+  plan.base_kind = run["run"]["base_kind"].string();
+  plan.tokenizer = tokenizer_from_json(state.tokenizer);
+}
+
+}  // namespace
+
+FinetunePlan plan_finetune_run(const FinetuneConfig& config, const FinetuneOptions& options) {
+  FinetunePlan plan;
+  FinetuneConfig& c = plan.config;
+  c = config;
+  c.validate();
+  TrainableSet::parse(c.finetune.trainable);  // InputError if malformed
+  plan.folder = plan_run_folder(options.out_dir, c.task, options.resume);
+  if (options.resume) plan_resume(plan);
+  require(!c.base.empty(), "--base: the model to start from is needed for a new run");
+  set_num_threads(static_cast<int>(c.finetune.threads));
+  if (!options.resume) {
+    BaseModel base = load_base_model(c.base, c.model, c.finetune.dropout, c.finetune.seed);
+    plan.model_config = base.model->config();
+    plan.base = std::move(base.model);
+    plan.tokenizer = std::move(base.tokenizer);
+    plan.base_kind = base.kind;
+  }
+  return plan;
+}
+
+}  // namespace tinylm::finetune

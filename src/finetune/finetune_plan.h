@@ -1,0 +1,35 @@
+// A fine-tuning run planned before step 1, with nothing written: the folder checked
+// (train/run_folder.h, the policy of every task), the settings validated, those of a
+// resumed run checked against its checkpoint, and the model to train opened:
+//   a new run   the base (--base: HF folder, train run, preset) with its tokenizer
+//   --resume    the checkpoint's shape and tokenizer; its weights are loaded by the run
+//               session, so the base is not needed again (--base may be left out)
+// What --resume may change: finetune.max_steps, the intervals (eval, log, checkpoint),
+// finetune.threads, and what is written after training (max_new_tokens,
+// write_responses). Anything else is a new run.
+#pragma once
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "finetune/finetune_config.h"
+#include "finetune/instruct_trainer.h"
+#include "model/gpt.h"
+#include "tokenizer/tokenizer.h"
+#include "train/run_folder.h"
+
+namespace tinylm::finetune {
+
+struct FinetunePlan {
+  FinetuneConfig config;  // validated; base filled in from the checkpoint on --resume
+  RunFolderPlan folder;
+  GPTConfig model_config;     // the GPT that trains (a classifier's body)
+  std::unique_ptr<GPT> base;  // a new run: the weights to start from; null on --resume
+  std::unique_ptr<Tokenizer> tokenizer;
+  std::string base_kind;  // "hf", "run", "preset"
+};
+
+// InputError (nothing written) for bad settings, folder, base or resume.
+FinetunePlan plan_finetune_run(const FinetuneConfig& config, const FinetuneOptions& options);
+
+}  // namespace tinylm::finetune

@@ -1,0 +1,73 @@
+// The one training loop of every task (LM pre-training, classification, instruction
+// tuning). The task says what a micro-batch and an evaluation are; the loop does the rest:
+//   while step < total:
+//     zero_grad; for micro in [0, micro_batches): loss += task.train_micro(...) / micros
+//     stop (exit 1) if the loss is not finite; clip; AdamW at schedule.at(step); ++step
+//     every log_interval (and the last step): {"step", "loss", "lr", "grad_norm",
+//       "tokens_per_s", + "mfu", "grad_norm_layers" when asked, + task.step_fields}
+//     every eval_interval (and the last step): task.evaluate -> log line, progress line,
+//       best.safetensors at a new lowest val loss (keep_best), task.after_eval
+//     task.after_step (the end of an epoch)
+//     every checkpoint_interval, the last step, on Ctrl-C, at stop_after: last.safetensors
+// A checkpoint is never written with a NaN or infinite weight or moment: the run stops
+// with exit 1 and the last good checkpoint stays.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "nn/context.h"
+#include "train/run_session.h"
+#include "train/schedule.h"
+
+namespace tinylm {
+
+struct MicroStep {
+  double loss = 0;     // the micro-batch's mean loss
+  int64_t tokens = 0;  // positions processed (for tokens/s)
+};
+
+struct Evaluation {
+  nlohmann::json fields;  // the log line's fields besides "step"
+  std::string line;       // the progress line
+  double val_loss = std::numeric_limits<double>::quiet_NaN();  // for keep_best
+};
+
+class TrainingTask {
+ public:
+  virtual ~TrainingTask() = default;
+  // Forward and backward of micro-batch `micro` of optimizer step `step` (0-based), the
+  // gradients added scaled by `scale` (1 / micro-batches).
+  virtual MicroStep train_micro(int64_t step, int64_t micro, float scale,
+                                const nn::Context& ctx) = 0;
+  // Extra log fields of a finished step (1-based): the epoch.
+  virtual nlohmann::json step_fields(int64_t /*step*/) { return nlohmann::json::object(); }
+  // The evaluation after `step` steps (0: before the first, when asked).
+  virtual Evaluation evaluate(int64_t step) = 0;
+  virtual void after_eval(int64_t /*step*/) {}             // report.html, samples
+  virtual void after_step(int64_t /*step*/) {}             // the end of an epoch
+  virtual void after_save(const std::string& /*path*/) {}  // files beside a checkpoint
+};
+
+struct LoopSettings {
+  std::string program;  // "tinylm train", "tinylm finetune": starts messages
+  int64_t total_steps = 0;
+  int64_t micro_batches = 1;
+  LrSchedule schedule;
+  double grad_clip = 0;  // 0: no clipping
+  int64_t log_interval = 1, eval_interval = 1, checkpoint_interval = 1;
+  bool evaluate_first = false;  // step 0's evaluation, for a new run
+  bool keep_best = false;       // best.safetensors
+  int64_t layer_norms = 0;      // > 0: the model's n_layer, "grad_norm_layers" is logged
+  double flops_per_step = 0;    // > 0: "mfu" against the machine's measured peak
+  bool quiet = false;
+  int64_t stop_after = -1;  // stop with a checkpoint once this many steps are done
+};
+
+// Runs from session.step. Returns 0 (done, or stopped at stop_after), 130 (Ctrl-C:
+// checkpoint saved) or 1 (a NaN or infinite loss, weight or moment: nothing written over
+// the last good checkpoint).
+int run_training_loop(TrainingTask& task, RunSession& session, const LoopSettings& settings);
+
+}  // namespace tinylm

@@ -1,0 +1,110 @@
+// The one training loop (train/loop.h) with a task of its own: one weight w learning
+// w -> target under a squared loss. Checks what every task gets from the loop: the
+// steps and checkpoints, gradient accumulation, and the non-finite guard (a run that
+// meets a NaN stops with exit 1 and never writes it into a checkpoint).
+#include "train/loop.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "tokenizer/char_tokenizer.h"
+#include "train/checkpoint.h"
+#include "util/files.h"
+
+namespace tinylm {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string fresh_dir(const std::string& name) {
+  const std::string dir = (fs::temp_directory_path() / ("tinylm-loop-" + name)).string();
+  fs::remove_all(dir);
+  return dir;
+}
+
+// loss = (w - 3)^2 per micro-batch; from `nan_at` on (a 0-based step), the gradient is NaN.
+class SquareTask : public TrainingTask {
+ public:
+  SquareTask(Parameter& w, int64_t nan_at) : w_(w), nan_at_(nan_at) {}
+  MicroStep train_micro(int64_t step, int64_t, float scale, const nn::Context&) override {
+    const float diff = w_.value[0] - 3.0f;
+    w_.grad[0] += step >= nan_at_ ? std::numeric_limits<float>::quiet_NaN() : 2 * diff * scale;
+    ++micro_batches;
+    return {static_cast<double>(diff) * diff, 1};
+  }
+  Evaluation evaluate(int64_t step) override {
+    Evaluation e;
+    e.fields = {{"w", w_.value[0]}};
+    e.line = "step " + std::to_string(step);
+    return e;
+  }
+  int64_t micro_batches = 0;
+
+ private:
+  Parameter& w_;
+  int64_t nan_at_;
+};
+
+struct SquareRun {
+  Parameter w{Shape{1}, false};
+  CharTokenizer tokenizer{std::vector<char32_t>{U'a', U'b'}};
+  std::unique_ptr<RunSession> session;
+  explicit SquareRun(const std::string& dir) {
+    RunFolderPlan folder = plan_run_folder(dir, "train", false);
+    session = std::make_unique<RunSession>(std::move(folder), ParameterList{{"w", &w}},
+                                           AdamWConfig{0.1f, 0.9f, 0.95f, 1e-8f, 0.0f}, 1);
+    session->begin(nlohmann::json::object(), tokenizer);
+  }
+};
+
+LoopSettings settings(int64_t steps) {
+  LoopSettings s;
+  s.program = "loop test";
+  s.total_steps = steps;
+  s.schedule = {0.1, 0.1, 0, 0};
+  s.quiet = true;
+  return s;
+}
+
+TEST(TrainingLoop, RunsEveryStepWithItsMicroBatchesAndLearns) {
+  const std::string dir = fresh_dir("learns");
+  SquareRun run(dir);
+  SquareTask task(run.w, 1000);
+  LoopSettings s = settings(40);
+  s.micro_batches = 3;
+  s.checkpoint_interval = 10;
+  ASSERT_EQ(run_training_loop(task, *run.session, s), 0);
+  EXPECT_EQ(run.session->step, 40);
+  EXPECT_EQ(task.micro_batches, 120);
+  EXPECT_NEAR(run.w.value[0], 3.0f, 0.5f);
+  EXPECT_EQ(read_checkpoint_state(dir + "/last.safetensors").step, 40);
+  fs::remove_all(dir);
+}
+
+TEST(TrainingLoop, ANanStopsTheRunWithoutWritingACheckpoint) {
+  const std::string dir = fresh_dir("nan");
+  SquareRun run(dir);
+  SquareTask task(run.w, 5);  // the loss stays finite; the gradient of step 6 is NaN
+  LoopSettings s = settings(20);
+  s.checkpoint_interval = 1;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run_training_loop(task, *run.session, s), 1);
+  const std::string message = testing::internal::GetCapturedStderr();
+  EXPECT_NE(message.find("weight w is not finite at step 6"), std::string::npos) << message;
+  EXPECT_NE(message.find("last good checkpoint"), std::string::npos) << message;
+  // The last checkpoint is step 5's, with finite weights and moments.
+  const CheckpointState saved = read_checkpoint_state(dir + "/last.safetensors");
+  EXPECT_EQ(saved.step, 5);
+  Parameter loaded(Shape{1}, false);
+  AdamW opt({{"w", &loaded}}, AdamWConfig{});
+  load_checkpoint(dir + "/last.safetensors", {{"w", &loaded}}, &opt);
+  EXPECT_TRUE(std::isfinite(loaded.value[0]));
+  EXPECT_TRUE(first_non_finite({{"w", &loaded}}, opt).empty());
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tinylm

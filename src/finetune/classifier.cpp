@@ -30,13 +30,12 @@ void SequenceClassifier::init_head(Rng& rng, float std) {
 Tensor SequenceClassifier::forward(const int32_t* ids, int64_t B, int64_t T,
                                    const nn::Context& ctx) {
   const int64_t C = body_->config().d_model;
-  if (lora_) lora_->set_dropout_rng(ctx.training ? ctx.rng : nullptr);  // training only
   const Tensor hidden = body_->forward_hidden(ids, B, T, ctx);  // [B, T, C]
   ids_.assign(ids, ids + B * T);
   B_ = B, T_ = T;
   pooled_.ensure_shape({B, C});
   pool_forward(config_.pooling, hidden.data(), ids, config_.pad_token_id, pooled_.data(), B, T, C);
-  logits_ = score.forward(pooled_);  // [B, num_labels]
+  logits_ = score.forward(pooled_, ctx);  // [B, num_labels]
   return logits_;
 }
 

@@ -88,10 +88,8 @@ class InstructTask : public EpochTask {
   MicroStep train_batch(const std::vector<int64_t>& idx, float scale,
                         const nn::Context& ctx) override {
     const Batch b = collate_instructions(data_.train.encoded, idx, collate_);
-    if (lora_) lora_->set_dropout_rng(ctx.training ? ctx.rng : nullptr);  // training only
     const double loss = model_.forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T, ctx);
     model_.backward(scale);
-    if (lora_) lora_->set_dropout_rng(nullptr);
     return {loss, b.B * b.T};
   }
   std::pair<nlohmann::json, std::string> losses() override {

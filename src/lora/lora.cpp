@@ -30,15 +30,15 @@ void LoraAdapter::init(Rng& rng) {
   B.value.zero();
 }
 
-void LoraAdapter::forward_add(const float* x, float* y, int64_t N) {
+void LoraAdapter::forward_add(const float* x, float* y, int64_t N, const nn::Context& ctx) {
   const float* xin = x;
   keep_.clear();
-  if (rng_ && dropout_ > 0.0f) {  // inverted dropout on the adapter's input only
+  if (ctx.training && ctx.rng && dropout_ > 0.0f) {  // inverted dropout on the adapter's input only
     xd_.ensure_shape({N, in_});
     keep_.resize(N * in_);
     const float scale = 1.0f / (1.0f - dropout_);
     for (int64_t i = 0; i < N * in_; ++i) {
-      keep_[i] = rng_->uniform() >= dropout_;
+      keep_[i] = ctx.rng->uniform() >= dropout_;
       xd_[i] = keep_[i] ? x[i] * scale : 0.0f;
     }
     xin = xd_.data();
@@ -194,9 +194,6 @@ int64_t LoraSet::num_parameters() {
   return n;
 }
 
-void LoraSet::set_dropout_rng(Rng* rng) {
-  for (auto& a : attached_) a.adapter->set_dropout_rng(rng);
-}
 
 ParameterList with_adapters(GPT& model, LoraSet* lora) {
   ParameterList params = model.parameters();

@@ -36,13 +36,12 @@ class LoraAdapter : public nn::LinearAdapter {
  public:
   LoraAdapter(int64_t in, int64_t out, int64_t r, float scaling, float dropout);
 
-  void forward_add(const float* x, float* y, int64_t N) override;
+  // Dropout (in training steps only) draws from ctx.rng, the run's dropout generator,
+  // which checkpoints keep, so a resumed run draws the same masks.
+  void forward_add(const float* x, float* y, int64_t N, const nn::Context& ctx) override;
   void backward_add(const float* x, const float* dy, float* dx, int64_t N) override;
   // PEFT's init: A Kaiming-uniform (bound 1/sqrt(in)), B zeros.
   void init(Rng& rng);
-  // Dropout draws from `rng` (the run's dropout generator, which checkpoints keep, so a
-  // resumed run draws the same masks); nullptr: no dropout (evaluation).
-  void set_dropout_rng(Rng* rng) { rng_ = rng; }
 
   Parameter A;  // lora_A.weight [r, in]
   Parameter B;  // lora_B.weight [out, r]
@@ -54,7 +53,6 @@ class LoraAdapter : public nn::LinearAdapter {
  private:
   int64_t in_, out_, r_;
   float scaling_, dropout_;
-  Rng* rng_ = nullptr;
   Tensor xd_, u_, du_, dxd_;
   std::vector<uint8_t> keep_;  // dropout mask of the last training forward
 };
@@ -97,10 +95,6 @@ class LoraSet {
   ParameterList parameters();
   int64_t num_parameters();
   const LoraConfig& config() const { return config_; }
-  // Training forwards pass the run's dropout generator (nn::Context::rng), evaluation
-  // nullptr: adapter dropout applies only in training.
-  void set_dropout_rng(Rng* rng);
-
   // Folds every adapter into its base weight (W += s B A) and detaches them; the set
   // is empty afterwards.
   void merge();

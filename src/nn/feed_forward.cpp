@@ -10,11 +10,11 @@ void FeedForward::init(Rng& rng, float std, float proj_std) {
   c_proj.init(rng, proj_std);
 }
 
-Tensor FeedForward::forward(const Tensor& x) {
-  h_ = c_fc.forward(x);
+Tensor FeedForward::forward(const Tensor& x, const Context& ctx) {
+  h_ = c_fc.forward(x, ctx);
   a_.ensure_shape(h_.shape());
   ops::activation_forward(act_, h_.data(), a_.data(), h_.numel());
-  return c_proj.forward(a_);
+  return c_proj.forward(a_, ctx);
 }
 
 Tensor FeedForward::backward(const Tensor& dy) {

@@ -15,7 +15,7 @@ class FeedForward {
   FeedForward() = default;
   FeedForward(int64_t d_model, int64_t d_ff, ops::Activation act, bool bias);
 
-  Tensor forward(const Tensor& x);
+  Tensor forward(const Tensor& x, const Context& ctx = {});
   Tensor backward(const Tensor& dy);
   void init(Rng& rng, float std, float proj_std);
   void parameters(ParameterList& list, const std::string& prefix);

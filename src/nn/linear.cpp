@@ -23,7 +23,7 @@ void Linear::init(Rng& rng, float std) {
   if (has_bias_) bias.value.zero();
 }
 
-Tensor Linear::forward(const Tensor& x) {
+Tensor Linear::forward(const Tensor& x, const Context& ctx) {
   require(x.ndim() >= 1 && x.dim(-1) == in_, "Linear: input " + shape_str(x.shape()) +
                                                  " does not end in " + std::to_string(in_));
   x_ = x;
@@ -34,7 +34,7 @@ Tensor Linear::forward(const Tensor& x) {
     ops::linear_forward_bf16(x.data(), weight_bf16_.data(), b, y_.data(), n, in_, out_);
   else
     ops::linear_forward(x.data(), weight.value.data(), b, y_.data(), n, in_, out_);
-  if (adapter) adapter->forward_add(x.data(), y_.data(), n);
+  if (adapter) adapter->forward_add(x.data(), y_.data(), n, ctx);
   return y_;
 }
 

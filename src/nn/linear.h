@@ -20,7 +20,8 @@ class Linear {
   Linear() = default;
   Linear(int64_t in, int64_t out, bool bias);
 
-  Tensor forward(const Tensor& x);
+  // ctx reaches an attached adapter (its dropout); the linear map itself has none.
+  Tensor forward(const Tensor& x, const Context& ctx = {});
   // Keeps a bf16 copy of the weight (ops/bf16.h) that forward then reads for a single
   // input row (decoding one token, bandwidth-bound); several rows still use the float32
   // weight. For inference only: the copy is not updated when the weight changes.

@@ -92,7 +92,7 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const Context& ctx,
           "MultiHeadAttention: input must be [B, T, " + std::to_string(d_model_) + "], got " +
               shape_str(x.shape()));
   const int64_t B = x.dim(0), T = x.dim(1), H = n_head_, dh = d_model_ / n_head_;
-  const Tensor qkv = c_attn.forward(x);  // [B, T, 3C]
+  const Tensor qkv = c_attn.forward(x, ctx);  // [B, T, 3C]
   for (Tensor* t : {&q_, &k_, &v_, &y_}) t->ensure_shape({B, H, T, dh});
   split_heads(qkv.data(), q_.data(), k_.data(), v_.data(), B, T, H, dh);
 
@@ -111,7 +111,7 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const Context& ctx,
                                  scale(), mask_);
     merged_.ensure_shape({B, T, d_model_});
     merge_heads(y_.data(), merged_.data(), B, T, H, dh, /*to_merged=*/true);
-    return c_proj.forward(merged_);
+    return c_proj.forward(merged_, ctx);
   }
   att_.ensure_shape({B, H, T, T});
   if (dropped_) {
@@ -124,7 +124,7 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const Context& ctx,
 
   merged_.ensure_shape({B, T, d_model_});
   merge_heads(y_.data(), merged_.data(), B, T, H, dh, /*to_merged=*/true);
-  return c_proj.forward(merged_);
+  return c_proj.forward(merged_, ctx);
 }
 
 Tensor MultiHeadAttention::backward(const Tensor& dout) {

@@ -44,14 +44,14 @@ Tensor TransformerBlock::forward(const Tensor& x, const Context& ctx,
                                  const ops::AttentionMask& mask) {
   if (pre_ln_) {
     add_residual(x, attn_drop_.forward(attn.forward(ln_1.forward(x), ctx, mask), ctx), h_);
-    add_residual(h_, mlp_drop_.forward(mlp.forward(ln_2.forward(h_)), ctx), y_);
+    add_residual(h_, mlp_drop_.forward(mlp.forward(ln_2.forward(h_), ctx), ctx), y_);
     return y_;
   }
   Tensor sum1;
   add_residual(x, attn_drop_.forward(attn.forward(x, ctx, mask), ctx), sum1);
   h_ = ln_1.forward(sum1);
   Tensor sum2;
-  add_residual(h_, mlp_drop_.forward(mlp.forward(h_), ctx), sum2);
+  add_residual(h_, mlp_drop_.forward(mlp.forward(h_, ctx), ctx), sum2);
   return ln_2.forward(sum2);
 }
 

@@ -39,10 +39,8 @@ LmTask::LmTask(GPT& model, const TrainingData& data, const TrainConfig& config, 
 MicroStep LmTask::train_micro(int64_t step, int64_t micro, float scale, const nn::Context& ctx) {
   const Batch b = data_.train_batch(c_.train.batch_size, c_.model.block_size, session_.batch_rng,
                                     step * c_.train.grad_accum + micro);
-  if (lora_) lora_->set_dropout_rng(ctx.rng);  // adapter dropout in training only
   const double loss = model_.forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T, ctx);
   model_.backward(scale);
-  if (lora_) lora_->set_dropout_rng(nullptr);
   return {loss, b.B * b.T};
 }
 

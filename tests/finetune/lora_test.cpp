@@ -151,9 +151,7 @@ TEST(Lora, DropoutOnlyWhenTraining) {
     p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.5f));
   const Tensor eval1 = model->forward(kIds.data(), 2, 5).clone();
   Rng dropout_rng(3);
-  lora.set_dropout_rng(&dropout_rng);
-  const Tensor train = model->forward(kIds.data(), 2, 5).clone();
-  lora.set_dropout_rng(nullptr);
+  const Tensor train = model->forward(kIds.data(), 2, 5, nn::Context{true, &dropout_rng}).clone();
   const Tensor eval2 = model->forward(kIds.data(), 2, 5);
   double diff = 0;
   for (int64_t i = 0; i < eval1.numel(); ++i) {

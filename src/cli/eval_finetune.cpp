@@ -23,11 +23,17 @@ int eval_finetune_run(OpenedModel& loaded, const std::string& data_override) {
         finetune::collate_options(f, *loaded.tokenizer, loaded.lm->config().block_size);
     std::printf("instruct run %s (step %lld), data %s\n", run.c_str(),
                 static_cast<long long>(loaded.step), path.c_str());
-    const double val = finetune::instruction_loss(*loaded.lm, data.val, collate, f.batch_size, 0);
-    const double test = finetune::instruction_loss(*loaded.lm, data.test, collate, f.batch_size, 0);
-    std::printf("val loss %.4f (%lld entries)\ntest loss %.4f (%lld entries)\n", val,
-                static_cast<long long>(data.val.size()), test,
-                static_cast<long long>(data.test.size()));
+    for (const auto& [name, set] :
+         {std::pair<std::string, const InstructionSet*>{"val", &data.val}, {"test", &data.test}}) {
+      if (set->size() == 0) {  // an empty split is said so, with no number
+        std::printf("%s loss: no %s split (0 entries)\n", name.c_str(),
+                    name == "val" ? "validation" : name.c_str());
+        continue;
+      }
+      std::printf("%s loss %.4f (%lld entries)\n", name.c_str(),
+                  finetune::instruction_loss(*loaded.lm, *set, collate, f.batch_size, 0),
+                  static_cast<long long>(set->size()));
+    }
     return 0;
   }
   if (config.task == "classify") {
@@ -49,6 +55,11 @@ int eval_finetune_run(OpenedModel& loaded, const std::string& data_override) {
           {"val", &data.val},
           {"test", &data.test}}) {
       const finetune::Accuracy a = finetune::accuracy(model, *set, f.batch_size, 0);
+      if (a.total == 0) {
+        std::printf("%s accuracy: no %s split (0 examples)\n", name,
+                    std::string(name) == "val" ? "validation" : name);
+        continue;
+      }
       std::printf("%s accuracy %.2f%% (%lld / %lld)\n", name, 100.0 * a.value(),
                   static_cast<long long>(a.correct), static_cast<long long>(a.total));
     }

@@ -9,6 +9,7 @@
 #include "finetune/epoch_task.h"
 #include "finetune/finetune_plan.h"
 #include "finetune/hf_classifier.h"
+#include "finetune/pooling.h"
 #include "finetune/run_folder.h"
 #include "lora/peft.h"
 #include "report/text_table.h"
@@ -37,14 +38,28 @@ std::string fixed4(double v) {
   return buf;
 }
 
+// An empty split (finetune.val_fraction 0, a tiny file) has no accuracy: it is said so,
+// and no number is logged for it.
+std::string percent_of(const Accuracy& a, const char* split) {
+  return a.total ? percent(a.value()) : std::string("(no ") + split + " split)";
+}
+std::string percent_field(const nlohmann::json& j, const char* split) {
+  if (j.contains(split)) return percent(j[split].get<double>());
+  return std::string("(no ") + (std::string(split) == "val" ? "validation" : split) + " split)";
+}
+
 struct SplitAccuracies {
   Accuracy train, val, test;
   nlohmann::json to_json() const {
-    return {{"train", train.value()}, {"val", val.value()}, {"test", test.value()}};
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [name, a] :
+         {std::pair<const char*, const Accuracy*>{"train", &train}, {"val", &val}, {"test", &test}})
+      if (a->total) j[name] = a->value();
+    return j;
   }
   std::string line() const {
-    return "train " + percent(train.value()) + ", val " + percent(val.value()) + ", test " +
-           percent(test.value());
+    return "train " + percent_of(train, "train") + ", val " + percent_of(val, "validation") +
+           ", test " + percent_of(test, "test");
   }
 };
 
@@ -153,6 +168,8 @@ class ClassifyTask : public EpochTask {
   }
   std::pair<nlohmann::json, std::string> losses() override {
     const double train = classification_loss(model_, data_.train, f_.batch_size, f_.eval_batches);
+    if (data_.val.size() == 0)
+      return {{{"train_loss", train}}, "train loss " + fixed4(train) + " (no validation split)"};
     const double val = classification_loss(model_, data_.val, f_.batch_size, f_.eval_batches);
     return {{{"train_loss", train}, {"val_loss", val}},
             "train loss " + fixed4(train) + ", val loss " + fixed4(val)};
@@ -160,13 +177,12 @@ class ClassifyTask : public EpochTask {
   void epoch_done(int64_t step, int64_t epoch) override {
     const Accuracy tr = accuracy(model_, data_.train, f_.batch_size, 0);
     const Accuracy va = accuracy(model_, data_.val, f_.batch_size, 0);
-    session_.log().write({{"step", step},
-                          {"epoch", epoch},
-                          {"train_accuracy", tr.value()},
-                          {"val_accuracy", va.value()}});
+    nlohmann::json entry = {{"step", step}, {"epoch", epoch}, {"train_accuracy", tr.value()}};
+    if (va.total) entry["val_accuracy"] = va.value();
+    session_.log().write(entry);
     if (!quiet_)
       std::printf("epoch %lld: train accuracy %s, val accuracy %s\n", static_cast<long long>(epoch),
-                  percent(tr.value()).c_str(), percent(va.value()).c_str());
+                  percent(tr.value()).c_str(), percent_of(va, "validation").c_str());
     write_report(step);
   }
 
@@ -202,8 +218,9 @@ void finish(SequenceClassifier& model, const ClassificationData& data, const Fin
                                   {"confusion", confusion}};
   write_file_atomic(dir + "/results.json", results.dump(2) + "\n");
   task.summary.emplace_back("accuracy after (train / val / test)",
-                            percent(after.train.value()) + " / " + percent(after.val.value()) +
-                                " / " + percent(after.test.value()));
+                            percent_of(after.train, "train") + " / " +
+                                percent_of(after.val, "validation") + " / " +
+                                percent_of(after.test, "test"));
   task.write_report(session.step);
   if (!quiet)
     std::printf("accuracy after training: %s\ntest confusion matrix (rows: true label):\n%s",
@@ -229,6 +246,21 @@ void finish(SequenceClassifier& model, const ClassificationData& data, const Fin
   }
 }
 
+// Mean pooling averages the tokens that are not padding: a text that is only padding
+// (only <|endoftext|>, the pad id) has none. Refused before anything is written, naming
+// the file and line.
+void require_poolable(const ClassificationData& data, Pooling pooling, const std::string& path) {
+  if (pooling != Pooling::Mean) return;
+  for (const ClassificationSet* set : {&data.train, &data.val, &data.test})
+    for (int64_t i = 0; i < set->size(); ++i) {
+      const int32_t* row = set->ids.data() + i * set->T;
+      require(std::any_of(row, row + set->T, [&](int32_t id) { return id != data.pad_id; }),
+              path + ":" + std::to_string(set->lines[i]) + ": the text is only padding (pad id " +
+                  std::to_string(data.pad_id) +
+                  ", <|endoftext|>): mean pooling (finetune.pooling) has no token to average");
+    }
+}
+
 // Accuracy before training, at the start of a run (a resumed run keeps its own).
 nlohmann::json accuracy_before(SequenceClassifier& model, const ClassificationData& data,
                                const RunSession& session, int64_t batch_size, bool quiet) {
@@ -246,11 +278,12 @@ int finetune_classify(const FinetuneConfig& config, const FinetuneOptions& optio
   FinetunePlan plan = plan_finetune_run(config, options);
   const FinetuneConfig& c = plan.config;
   const FinetuneSettings& f = c.finetune;
-  parse_pooling(f.pooling);
   const Tokenizer& tok = *plan.tokenizer;
   const ClassificationData data = load_classification_data(
       c.data, tok, data_options(f, plan.model_config.block_size, options.quiet));
+  require_poolable(data, parse_pooling(f.pooling), c.data);
   const int64_t total = total_steps(f, data.train.size());
+  require_step_fits(plan.model_config, f.batch_size, data.max_length);
   const nlohmann::json run_info = {{"model", plan.model_config.to_json()},
                                    {"base_kind", plan.base_kind},
                                    {"labels", data.labels},
@@ -277,8 +310,9 @@ int finetune_classify(const FinetuneConfig& config, const FinetuneOptions& optio
                   {"pooling", f.pooling}};
   if (!before.is_null())
     task.summary.emplace_back("accuracy before (train / val / test)",
-                              percent(before["train"]) + " / " + percent(before["val"]) + " / " +
-                                  percent(before["test"]));
+                              percent_field(before, "train") + " / " +
+                                  percent_field(before, "val") + " / " +
+                                  percent_field(before, "test"));
   const int code = run_training_loop(
       task, session, finetune_loop_settings(f, total, options.quiet, options.stop_after));
   if (code == 0 && session.step >= total)

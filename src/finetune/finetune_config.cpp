@@ -1,5 +1,8 @@
 #include "finetune/finetune_config.h"
 
+#include <set>
+
+#include "finetune/pooling.h"
 #include "train/section_reader.h"
 #include "util/error.h"
 
@@ -79,6 +82,14 @@ FinetuneConfig FinetuneConfig::from_json(const nlohmann::json& j, const std::str
 void FinetuneConfig::validate() const {
   const FinetuneSettings& f = finetune;
   require(f.lr > 0, "finetune.lr must be positive");
+  for (const auto& [name, v] : {std::pair<const char*, double>{"finetune.lr", f.lr},
+                                {"finetune.min_lr", f.min_lr},
+                                {"finetune.eps", f.eps},
+                                {"finetune.weight_decay", f.weight_decay},
+                                {"finetune.grad_clip", f.grad_clip},
+                                {"lora.alpha", lora.alpha}})
+    require_float_range(name, v);
+  require(f.eps >= 1e-30, "finetune.eps must be at least 1e-30");
   require(f.weight_decay >= 0, "finetune.weight_decay must be >= 0");
   require(f.beta1 >= 0 && f.beta1 < 1 && f.beta2 >= 0 && f.beta2 < 1,
           "finetune.beta1 and finetune.beta2 must be in [0, 1)");
@@ -99,11 +110,35 @@ void FinetuneConfig::validate() const {
   require(f.max_new_tokens >= 0, "finetune.max_new_tokens must be >= 0");
   require(f.train_fraction > 0 && f.train_fraction <= 1,
           "finetune.train_fraction must be in (0, 1]");
+  validate_task_fields();
   require(lora.r >= 1, "lora.r must be at least 1");
   require(lora.alpha > 0, "lora.alpha must be positive");
   require(lora.dropout >= 0 && lora.dropout < 1, "lora.dropout must be in [0, 1)");
   require(!lora.targets.empty(), "lora.targets must name at least one module");
   require(model.empty() || model.is_object(), "model must be a JSON object");
+}
+
+// Every field is checked, whichever task uses it: a setting of the other task is
+// never accepted with a value that task would refuse.
+void FinetuneConfig::validate_task_fields() const {
+  const FinetuneSettings& f = finetune;
+  require(f.val_fraction >= 0 && f.val_fraction < 1, "finetune.val_fraction must be in [0, 1)");
+  require(f.test_fraction >= 0 && f.test_fraction < 1, "finetune.test_fraction must be in [0, 1)");
+  const double held_out = task == "classify" ? f.val_fraction : f.test_fraction;
+  require(f.train_fraction + held_out <= 1,
+          std::string("finetune.train_fraction + finetune.") +
+              (task == "classify" ? "val_fraction" : "test_fraction") + " must be at most 1");
+  require(f.format.empty() || f.format == "tsv" || f.format == "csv" || f.format == "jsonl",
+          "finetune.format: unknown '" + f.format +
+              "' (tsv, csv, jsonl, or empty: from the extension)");
+  require(f.header == "auto" || f.header == "yes" || f.header == "no",
+          "finetune.header must be auto, yes or no (got '" + f.header + "')");
+  parse_pooling(f.pooling);
+  std::set<std::string> seen;
+  for (const auto& label : f.labels) {
+    require(!label.empty(), "finetune.labels: an empty label name");
+    require(seen.insert(label).second, "finetune.labels: '" + label + "' is given twice");
+  }
 }
 
 nlohmann::json FinetuneConfig::to_json() const {

@@ -80,6 +80,9 @@ struct FinetuneConfig {
   // Reads what to_json wrote (a run's config.json).
   static FinetuneConfig from_saved(const nlohmann::json& j, const std::string& what);
   void validate() const;
+
+ private:
+  void validate_task_fields() const;
 };
 
 }  // namespace tinylm::finetune

@@ -1,5 +1,6 @@
 #include "finetune/finetune_plan.h"
 
+#include "report/memory.h"
 #include "tensor/threads.h"
 #include "tokenizer/load.h"
 #include "train/base_model.h"
@@ -8,6 +9,7 @@
 #include "train/trainable.h"
 #include "util/error.h"
 #include "util/json_read.h"
+#include "util/system_memory.h"
 
 namespace tinylm::finetune {
 
@@ -33,6 +35,13 @@ void plan_resume(FinetunePlan& plan) {
 }
 
 }  // namespace
+
+void require_step_fits(const GPTConfig& model, int64_t batch_size, int64_t T) {
+  require_fits_in_memory(report::estimate_memory(model, batch_size, T).training_peak(),
+                         "fine-tuning this model (finetune.batch_size " +
+                             std::to_string(batch_size) + ", " + std::to_string(T) +
+                             " tokens per example)");
+}
 
 FinetunePlan plan_finetune_run(const FinetuneConfig& config, const FinetuneOptions& options) {
   FinetunePlan plan;

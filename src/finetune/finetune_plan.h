@@ -32,4 +32,8 @@ struct FinetunePlan {
 // InputError (nothing written) for bad settings, folder, base or resume.
 FinetunePlan plan_finetune_run(const FinetuneConfig& config, const FinetuneOptions& options);
 
+// InputError when a training step of `model` on batches of [batch_size, T] tokens would
+// not fit in this machine's memory (report/memory.h's estimate, as `tinylm train`).
+void require_step_fits(const GPTConfig& model, int64_t batch_size, int64_t T);
+
 }  // namespace tinylm::finetune

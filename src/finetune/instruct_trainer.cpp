@@ -95,6 +95,8 @@ class InstructTask : public EpochTask {
   std::pair<nlohmann::json, std::string> losses() override {
     const double train =
         instruction_loss(model_, data_.train, collate_, f_.batch_size, f_.eval_batches);
+    if (data_.val.size() == 0)
+      return {{{"train_loss", train}}, "train loss " + fixed4(train) + " (no validation split)"};
     const double val =
         instruction_loss(model_, data_.val, collate_, f_.batch_size, f_.eval_batches);
     return {{{"train_loss", train}, {"val_loss", val}},
@@ -155,30 +157,35 @@ void finish(GPT& model, const Tokenizer& tok, const InstructionData& data,
   const FinetuneSettings& f = c.finetune;
   const std::string& dir = session.dir();
   const ParameterCounts counts = count_parameters(session.params());
-  const double train_loss = instruction_loss(model, data.train, collate, f.batch_size, 0);
-  const double val_loss = instruction_loss(model, data.val, collate, f.batch_size, 0);
-  const double test_loss = instruction_loss(model, data.test, collate, f.batch_size, 0);
-  const nlohmann::json results = {{"task", "instruct"},
-                                  {"step", session.step},
-                                  {"trainable", TrainableSet::parse(f.trainable).to_string()},
-                                  {"trainable_parameters", counts.trainable},
-                                  {"frozen_parameters", counts.frozen},
-                                  {"train_loss", train_loss},
-                                  {"val_loss", val_loss},
-                                  {"test_loss", test_loss}};
+  nlohmann::json results = {{"task", "instruct"},
+                            {"step", session.step},
+                            {"trainable", TrainableSet::parse(f.trainable).to_string()},
+                            {"trainable_parameters", counts.trainable},
+                            {"frozen_parameters", counts.frozen}};
+  // The loss over every entry of each split; an empty split is said so, with no number.
+  std::vector<std::pair<std::string, std::string>> finals;
+  std::string line;
+  for (const auto& [name, set] :
+       {std::pair<std::string, const InstructionSet*>{"train", &data.train},
+        {"val", &data.val},
+        {"test", &data.test}}) {
+    std::string text = "(no " + (name == "val" ? std::string("validation") : name) + " split)";
+    if (set->size() > 0) {
+      const double loss = instruction_loss(model, *set, collate, f.batch_size, 0);
+      results[name + "_loss"] = loss;
+      text = fixed4(loss);
+    }
+    line += (line.empty() ? "" : ", ") + name + " loss " + text;
+    finals.emplace_back("final " + name + " loss (all entries)", text);
+  }
   write_file_atomic(dir + "/results.json", results.dump(2) + "\n");
-  if (!quiet)
-    std::printf(
-        "final: train loss %.4f, val loss %.4f, test loss %.4f (every entry of each split)\n",
-        train_loss, val_loss, test_loss);
+  if (!quiet) std::printf("final: %s (every entry of each split)\n", line.c_str());
   if (f.write_responses) write_test_responses(model, tok, data, f, dir, quiet);
   if (lora) {  // the adapters alone, in PEFT's layout (`tinylm lora merge` folds them in)
     save_peft_adapter(*lora, dir + "/adapter", {"CAUSAL_LM", c.base, nullptr});
     if (!quiet) std::printf("wrote %s/adapter (PEFT LoRA adapter)\n", dir.c_str());
   }
-  task.write_report(session.step, {{"final train loss (all entries)", fixed4(train_loss)},
-                                   {"final val loss (all entries)", fixed4(val_loss)},
-                                   {"final test loss (all entries)", fixed4(test_loss)}});
+  task.write_report(session.step, finals);
 }
 
 }  // namespace
@@ -194,6 +201,8 @@ int finetune_instruct(const FinetuneConfig& config, const FinetuneOptions& optio
   const InstructionData data =
       load_instruction_data(c.data, tok, {f.train_fraction, f.test_fraction});
   const int64_t total = total_steps(f, data.train.size());
+  require_step_fits(plan.model_config, f.batch_size,
+                    std::min<int64_t>(collate.allowed_max_length, data.longest + 1));
 
   Rng lora_rng(f.seed + 3);
   const Trainables trained = set_lm_trainable(*model, c, lora_rng);

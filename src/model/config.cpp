@@ -8,6 +8,7 @@
 
 #include "util/checked_math.h"
 #include "util/error.h"
+#include "util/system_memory.h"
 
 namespace tinylm {
 
@@ -31,23 +32,27 @@ void GPTConfig::validate() const {
   require(ln_eps > 0, "model.ln_eps must be positive");
   require(!(tie_head && head_bias), "model.head_bias needs an untied head (tie_head false)");
   // Token ids are int32: a larger vocabulary cannot be indexed.
-  require(vocab_size <= INT32_MAX, "model.vocab_size must be at most " +
-                                       std::to_string(INT32_MAX) + ", got " +
-                                       std::to_string(vocab_size));
+  require(vocab_size <= INT32_MAX, "model.vocab_size must be at most " + std::to_string(INT32_MAX) +
+                                       ", got " + std::to_string(vocab_size));
   // The parameter count must fit 64-bit arithmetic (then every count derived from it
   // does): an upper bound of it, computed with checked operations.
   const int64_t C = d_model;
   const int64_t F = d_ff > 0 ? d_ff : checked_mul(4, C, "model.d_model");  // ffn_hidden(), checked
-  const int64_t per_block = checked_add(
-      checked_mul(checked_mul(4, C, "model.d_model"), C, "model.d_model"),
-      checked_mul(checked_mul(2, C, "model.d_model"), checked_add(F, 8, "model.d_ff"),
-                  "model.d_ff"),
-      "model.d_ff");
-  const int64_t embeddings = checked_add(checked_mul(checked_mul(2, vocab_size, "model.vocab_size"), C, "model.vocab_size"),
-                                         checked_mul(block_size, C, "model.block_size"),
-                                         "model.block_size");
-  checked_add(embeddings, checked_mul(n_layer, checked_add(per_block, 2 * C, "model.d_model"), "model.n_layer"),
-              "model.n_layer");
+  const int64_t per_block =
+      checked_add(checked_mul(checked_mul(4, C, "model.d_model"), C, "model.d_model"),
+                  checked_mul(checked_mul(2, C, "model.d_model"), checked_add(F, 8, "model.d_ff"),
+                              "model.d_ff"),
+                  "model.d_ff");
+  const int64_t embeddings = checked_add(
+      checked_mul(checked_mul(2, vocab_size, "model.vocab_size"), C, "model.vocab_size"),
+      checked_mul(block_size, C, "model.block_size"), "model.block_size");
+  const int64_t bound = checked_add(
+      embeddings,
+      checked_mul(n_layer, checked_add(per_block, 2 * C, "model.d_model"), "model.n_layer"),
+      "model.n_layer");
+  // Its weights (float32) must fit this machine: refused here, before any allocation.
+  require_fits_in_memory(checked_mul(bound, 4, "model.n_layer"),
+                         "a model of this shape (up to " + std::to_string(bound) + " parameters)");
 }
 
 namespace {
@@ -60,31 +65,31 @@ std::string position_name(PositionEncoding p) {
 
 nlohmann::json GPTConfig::to_json() const {
   nlohmann::json j = {{"vocab_size", vocab_size},
-          {"block_size", block_size},
-          {"n_layer", n_layer},
-          {"n_head", n_head},
-          {"d_model", d_model},
-          {"d_ff", ffn_hidden()},
-          {"activation", ops::activation_name(activation)},
-          {"position", position_name(position)},
-          {"pre_ln", pre_ln},
-          {"tie_head", tie_head},
-          {"qkv_bias", qkv_bias},
-          {"attn_proj_bias", attn_proj_bias},
-          {"ffn_bias", ffn_bias},
-          {"ln_bias", ln_bias},
-          {"head_bias", head_bias},
-          {"ln_eps", ln_eps},
-          {"dropout", dropout},
-          {"attn_dropout", attention_dropout()}};
+                      {"block_size", block_size},
+                      {"n_layer", n_layer},
+                      {"n_head", n_head},
+                      {"d_model", d_model},
+                      {"d_ff", ffn_hidden()},
+                      {"activation", ops::activation_name(activation)},
+                      {"position", position_name(position)},
+                      {"pre_ln", pre_ln},
+                      {"tie_head", tie_head},
+                      {"qkv_bias", qkv_bias},
+                      {"attn_proj_bias", attn_proj_bias},
+                      {"ffn_bias", ffn_bias},
+                      {"ln_bias", ln_bias},
+                      {"head_bias", head_bias},
+                      {"ln_eps", ln_eps},
+                      {"dropout", dropout},
+                      {"attn_dropout", attention_dropout()}};
   if (!residual) j["residual"] = false;  // written only when switched off
   return j;
 }
 
 GPTConfig GPTConfig::from_json(const nlohmann::json& j, const std::string& prefix) {
-  require(j.is_object(), prefix.empty() ? "config must be a JSON object"
-                                        : prefix.substr(0, prefix.size() - 1) +
-                                              " must be a JSON object");
+  require(j.is_object(), prefix.empty()
+                             ? "config must be a JSON object"
+                             : prefix.substr(0, prefix.size() - 1) + " must be a JSON object");
   GPTConfig c;
   if (j.contains("preset")) {
     require(j["preset"].is_string(), prefix + "preset must be a string");
@@ -94,8 +99,8 @@ GPTConfig GPTConfig::from_json(const nlohmann::json& j, const std::string& prefi
     // An unsigned value above INT64_MAX would wrap to a negative one: out of range.
     const bool in_int64 = j[key].is_number_integer() &&
                           (!j[key].is_number_unsigned() || j[key].get<uint64_t>() <= INT64_MAX);
-    require(in_int64, prefix + key + " must be an integer (at most " +
-                          std::to_string(INT64_MAX) + ")");
+    require(in_int64,
+            prefix + key + " must be an integer (at most " + std::to_string(INT64_MAX) + ")");
     out = j[key].get<int64_t>();
   };
   const auto get_bool = [&](const std::string& key, bool& out) {
@@ -111,27 +116,44 @@ GPTConfig GPTConfig::from_json(const nlohmann::json& j, const std::string& prefi
   };
   for (const auto& [key, value] : j.items()) {
     if (key == "preset") continue;
-    if (key == "vocab_size") get_int(key, c.vocab_size);
-    else if (key == "block_size") get_int(key, c.block_size);
-    else if (key == "n_layer") get_int(key, c.n_layer);
-    else if (key == "n_head") get_int(key, c.n_head);
-    else if (key == "d_model") get_int(key, c.d_model);
-    else if (key == "d_ff") get_int(key, c.d_ff);
-    else if (key == "pre_ln") get_bool(key, c.pre_ln);
-    else if (key == "residual") get_bool(key, c.residual);
-    else if (key == "tie_head") get_bool(key, c.tie_head);
-    else if (key == "qkv_bias") get_bool(key, c.qkv_bias);
-    else if (key == "attn_proj_bias") get_bool(key, c.attn_proj_bias);
-    else if (key == "ffn_bias") get_bool(key, c.ffn_bias);
-    else if (key == "ln_bias") get_bool(key, c.ln_bias);
-    else if (key == "head_bias") get_bool(key, c.head_bias);
+    if (key == "vocab_size")
+      get_int(key, c.vocab_size);
+    else if (key == "block_size")
+      get_int(key, c.block_size);
+    else if (key == "n_layer")
+      get_int(key, c.n_layer);
+    else if (key == "n_head")
+      get_int(key, c.n_head);
+    else if (key == "d_model")
+      get_int(key, c.d_model);
+    else if (key == "d_ff")
+      get_int(key, c.d_ff);
+    else if (key == "pre_ln")
+      get_bool(key, c.pre_ln);
+    else if (key == "residual")
+      get_bool(key, c.residual);
+    else if (key == "tie_head")
+      get_bool(key, c.tie_head);
+    else if (key == "qkv_bias")
+      get_bool(key, c.qkv_bias);
+    else if (key == "attn_proj_bias")
+      get_bool(key, c.attn_proj_bias);
+    else if (key == "ffn_bias")
+      get_bool(key, c.ffn_bias);
+    else if (key == "ln_bias")
+      get_bool(key, c.ln_bias);
+    else if (key == "head_bias")
+      get_bool(key, c.head_bias);
     else if (key == "bias") {
       bool b = false;
       get_bool(key, b);
       c.qkv_bias = c.attn_proj_bias = c.ffn_bias = c.ln_bias = b;
-    } else if (key == "ln_eps") get_float(key, c.ln_eps);
-    else if (key == "dropout") get_float(key, c.dropout);
-    else if (key == "attn_dropout") get_float(key, c.attn_dropout);
+    } else if (key == "ln_eps")
+      get_float(key, c.ln_eps);
+    else if (key == "dropout")
+      get_float(key, c.dropout);
+    else if (key == "attn_dropout")
+      get_float(key, c.attn_dropout);
     else if (key == "activation") {
       require(value.is_string(), prefix + key + " must be a string");
       try {
@@ -142,10 +164,13 @@ GPTConfig GPTConfig::from_json(const nlohmann::json& j, const std::string& prefi
     } else if (key == "position") {
       require(value.is_string(), prefix + key + " must be a string");
       const std::string p = value.get<std::string>();
-      if (p == "learned") c.position = PositionEncoding::Learned;
-      else if (p == "sinusoidal") c.position = PositionEncoding::Sinusoidal;
-      else throw InputError(prefix + key + ": unknown position encoding '" + p +
-                            "' (learned or sinusoidal)");
+      if (p == "learned")
+        c.position = PositionEncoding::Learned;
+      else if (p == "sinusoidal")
+        c.position = PositionEncoding::Sinusoidal;
+      else
+        throw InputError(prefix + key + ": unknown position encoding '" + p +
+                         "' (learned or sinusoidal)");
     } else {
       throw InputError("unknown field " + prefix + key);
     }

@@ -4,9 +4,8 @@
 // inconsistent ones, each with a message naming the field.
 #pragma once
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "ops/activation.h"
 
@@ -32,14 +31,15 @@ struct GPTConfig {
   bool ln_bias = true;         // LayerNorm has a bias (beta)
   bool head_bias = false;      // bias of an untied head (GPT-2 has none)
   float ln_eps = 1e-5f;
-  float dropout = 0.0f;       // on embeddings and residual branches
+  float dropout = 0.0f;        // on embeddings and residual branches
   float attn_dropout = -1.0f;  // on attention weights; < 0 means "same as dropout"
 
   int64_t ffn_hidden() const { return d_ff > 0 ? d_ff : 4 * d_model; }
   int64_t head_dim() const { return d_model / n_head; }
   float attention_dropout() const { return attn_dropout < 0 ? dropout : attn_dropout; }
 
-  // Throws InputError("model.<field>: ...") for an inconsistent config.
+  // Throws InputError("model.<field>: ...") for an inconsistent config, or one whose
+  // weights would not fit in this machine's memory.
   void validate() const;
 
   nlohmann::json to_json() const;

@@ -11,13 +11,22 @@
 
 namespace tinylm {
 
+namespace {
+
+// The config checked (shape and memory) before the first member allocates.
+const GPTConfig& validated(const GPTConfig& config) {
+  config.validate();
+  return config;
+}
+
+}  // namespace
+
 GPT::GPT(const GPTConfig& config)
-    : wte(config.vocab_size, config.d_model),
+    : wte(validated(config).vocab_size, config.d_model),
       wpe(config.block_size, config.d_model, config.position == PositionEncoding::Learned),
       ln_f(config.d_model, config.ln_bias, config.ln_eps),
       config_(config),
       embd_drop_(config.dropout) {
-  config.validate();
   for (int64_t i = 0; i < config.n_layer; ++i) h.emplace_back(config);
   if (!config.tie_head) lm_head_weight = Parameter({config.vocab_size, config.d_model}, true);
   if (config.head_bias) lm_head_bias = Parameter({config.vocab_size}, false);
@@ -84,7 +93,8 @@ Tensor GPT::forward_cached(const int32_t* ids, int64_t Tn, KVCache& cache) {
   const Tensor pos = wpe.forward(cache.pos, Tn);
   Tensor x = Tensor::empty({1, Tn, C});
   for (int64_t i = 0; i < Tn * C; ++i) x[i] = tok[i] + pos[i];
-  for (size_t l = 0; l < h.size(); ++l) x = h[l].forward_cached(x, cache.k[l], cache.v[l], cache.pos);
+  for (size_t l = 0; l < h.size(); ++l)
+    x = h[l].forward_cached(x, cache.k[l], cache.v[l], cache.pos);
   cache.pos += Tn;
   // Only the last position's logits are needed to choose the next token.
   Tensor last = Tensor::empty({1, C});
@@ -101,7 +111,8 @@ Tensor GPT::forward_cached(const int32_t* ids, int64_t Tn, KVCache& cache) {
 
 void GPT::set_bf16_decode(bool on) {
   for (auto& block : h)
-    for (nn::Linear* l : {&block.attn.c_attn, &block.attn.c_proj, &block.mlp.c_fc, &block.mlp.c_proj})
+    for (nn::Linear* l :
+         {&block.attn.c_attn, &block.attn.c_proj, &block.mlp.c_fc, &block.mlp.c_proj})
       l->set_bf16_weights(on);
   head_bf16_.clear();
   head_bf16_.shrink_to_fit();
@@ -115,8 +126,7 @@ double GPT::forward_loss(const int32_t* ids, const int32_t* targets, int64_t B, 
                          const nn::Context& ctx) {
   forward(ids, B, T, ctx);
   dlogits_.ensure_shape(logits_.shape());
-  return ops::cross_entropy(logits_.data(), targets, dlogits_.data(), B * T,
-                            config_.vocab_size);
+  return ops::cross_entropy(logits_.data(), targets, dlogits_.data(), B * T, config_.vocab_size);
 }
 
 void GPT::backward(float loss_scale) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -14,6 +15,15 @@
 #include "util/error.h"
 
 namespace tinylm {
+
+// The optimizer and the sampler work in float: a setting that overflows float, or
+// underflows to 0 (or a denormal) though it is not 0, is bad input, not a run whose
+// weights become infinite at step 1. InputError naming the setting.
+inline void require_float_range(const std::string& name, double v) {
+  require(std::abs(v) <= std::numeric_limits<float>::max() &&
+              (v == 0 || std::abs(v) >= std::numeric_limits<float>::min()),
+          name + " is out of the range of a 32-bit float");
+}
 
 class SectionReader {
  public:

@@ -169,16 +169,14 @@ void TrainConfig::validate() const {
           "train.trainable: unknown '" + t.trainable + "' (all, lora)");
   if (t.trainable == "lora")  // the targets are checked against the model when it is built
     tinylm::validate(lora);
-  // The optimizer works in float: a value that overflows float is bad input, not a
-  // run whose weights become infinite at step 1.
   for (const auto& [name, v] : {std::pair<const char*, double>{"train.lr", t.lr},
                                 {"train.min_lr", t.min_lr},
                                 {"train.eps", t.eps},
                                 {"train.weight_decay", t.weight_decay},
-                                {"train.grad_clip", t.grad_clip}})
-    require(std::abs(v) <= std::numeric_limits<float>::max() &&
-                (v == 0 || std::abs(v) >= std::numeric_limits<float>::min()),
-            std::string(name) + " is out of the range of a 32-bit float");
+                                {"train.grad_clip", t.grad_clip},
+                                {"sample.temperature", sample.temperature},
+                                {"sample.top_p", sample.top_p}})
+    require_float_range(name, v);
   require(t.eps >= 1e-30, "train.eps must be at least 1e-30");
   // Sampling happens at every evaluation: check it now, not after the first steps.
   require(sample.max_new_tokens >= 0 && sample.max_new_tokens <= kMaxNewTokens,

@@ -2,7 +2,6 @@
 #include "lora/peft.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -69,7 +68,7 @@ void save_peft_adapter(LoraSet& lora, const std::string& dir, const PeftInfo& in
   std::vector<std::pair<std::string, Tensor>> tensors;
   for (const auto& p : lora.parameters()) tensors.emplace_back(kPrefix + p.name, p.param->value);
   if (info.saved_head) tensors.emplace_back(kPrefix + "score.weight", info.saved_head->value);
-  std::filesystem::create_directories(dir);
+  create_own_folder(dir);  // a link at dir is replaced, not written through
   save_safetensors(dir + "/adapter_model.safetensors", tensors, {{"format", "pt"}});
   write_file_atomic(dir + "/adapter_config.json", config.dump(2) + "\n");
 }

@@ -23,7 +23,8 @@ struct PeftInfo {
   Parameter* saved_head = nullptr;      // the classifier's score.weight, when it trains fully
 };
 
-// Writes DIR/adapter_config.json and DIR/adapter_model.safetensors (atomically; creates DIR).
+// Writes DIR/adapter_config.json and DIR/adapter_model.safetensors (atomically; creates
+// DIR, replacing a symbolic link there: files/create_own_folder).
 void save_peft_adapter(LoraSet& lora, const std::string& dir, const PeftInfo& info);
 
 // Reads a PEFT LoRA folder and attaches its adapters to `body` (and `head`, may be null),

@@ -15,8 +15,9 @@ namespace {
 // through a link (a new log replaces a link instead: AppendFile).
 const std::string& keep_lines_up_to(const std::string& path, int64_t resume_step) {
   require(resume_step < 0 || !is_symlink(path),
-          path + " is a symbolic link: tinylm does not write through links (remove it, or "
-                 "train into another --out)");
+          path +
+              " is a symbolic link: tinylm does not write through links (remove it, or "
+              "train into another --out)");
   if (resume_step >= 0 && file_exists(path)) {
     std::istringstream in(read_file(path));
     std::string kept, line;

@@ -191,8 +191,8 @@ TEST(RunLinks, FinetuneNeverWritesThroughALink) {
   std::ofstream(run + "/.tinylm-run") << "";
   outside.file(run + "/config.json", read_file(dir + "/first/config.json"));
   outside.file(run + "/config.json.tmp");
-  for (const char* name : {"tokenizer.json", "log.jsonl", "accuracy-before.json", "results.json",
-                           "report.html"})
+  for (const char* name :
+       {"tokenizer.json", "log.jsonl", "accuracy-before.json", "results.json", "report.html"})
     outside.file_and_temp(run, name);
   outside.dangling(run + "/last.safetensors");
   outside.file(run + "/last.safetensors.tmp");

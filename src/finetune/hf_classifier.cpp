@@ -2,7 +2,6 @@
 #include "finetune/hf_classifier.h"
 
 #include <cstdint>
-#include <filesystem>
 
 #include "io/safetensors.h"
 #include "model/hf_gpt2.h"
@@ -108,7 +107,7 @@ void save_hf_classifier(SequenceClassifier& model, const std::string& dir) {
   config["pad_token_id"] = cc.pad_token_id;
   config["tinylm_pooling"] = pooling_name(cc.pooling);
 
-  std::filesystem::create_directories(dir);
+  create_own_folder(dir);  // a link at dir is replaced, not written through
   save_safetensors(dir + "/model.safetensors", tensors, {{"format", "pt"}});
   write_file_atomic(dir + "/config.json", config.dump(2) + "\n");
 }

@@ -20,7 +20,8 @@ ClassifierConfig classifier_config_from_hf(const nlohmann::json& hf, const std::
 // or has the wrong shape).
 std::unique_ptr<SequenceClassifier> load_hf_classifier(const std::string& dir);
 
-// Writes DIR/config.json + DIR/model.safetensors (atomically; creates DIR). InputError
+// Writes DIR/config.json + DIR/model.safetensors (atomically; creates DIR, replacing a
+// symbolic link there: files/create_own_folder). InputError
 // for a head with a bias (transformers' `score` has none) or attached LoRA adapters
 // (merge them first, or save them with save_peft_adapter).
 void save_hf_classifier(SequenceClassifier& model, const std::string& dir);

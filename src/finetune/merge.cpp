@@ -1,6 +1,13 @@
 // Base + PEFT adapter -> merged Hugging Face folder (see merge.h).
 #include "finetune/merge.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 
@@ -8,6 +15,7 @@
 #include "lora/peft.h"
 #include "model/hf_gpt2.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace tinylm::finetune {
 
@@ -15,23 +23,51 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// InputError unless `out` is missing or an empty folder.
-void check_out(const std::string& out) {
-  require(!out.empty(), "--out: empty path");
-  if (fs::exists(out))
-    require(fs::is_directory(out) && fs::is_empty(out),
-            out + ": already exists and is not an empty folder (refusing to overwrite it)");
+const std::string kRefuse = " already exists and is not an empty folder (refusing to overwrite it)";
+
+// The folder holding out ("." for a bare name).
+std::string parent_of(const std::string& out) {
+  const size_t slash = out.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : out.substr(0, slash);
 }
 
-// Lets `write` fill a folder beside `out`, then renames that folder to `out`.
+// InputError naming the first weight that is NaN or infinite.
+void require_finite(const ParameterList& params) {
+  for (const auto& p : params) {
+    const float* v = p.param->value.data();
+    const int64_t n = p.param->value.numel();
+    if (std::all_of(v, v + n, [](float x) { return std::isfinite(x); })) continue;
+    throw InputError("the merged weight " + p.name +
+                     " is NaN or infinite (nothing was written): check the adapter's values "
+                     "and lora_alpha");
+  }
+}
+
+// Renames the filled folder tmp to out (an empty folder there is replaced).
+void move_into_place(const std::string& tmp, const std::string& out) {
+  if (std::rename(tmp.c_str(), out.c_str()) == 0) return;
+  const int err = errno;
+  if (err == ENOTEMPTY || err == EEXIST || err == ENOTDIR || err == EISDIR)
+    throw InputError("--out " + out + kRefuse);
+  throw InputError("--out " + out + ": cannot rename " + tmp + " to it: " + std::strerror(err));
+}
+
+// Lets `write` fill a new folder beside `out`, then renames that folder to `out`. On
+// failure the new folder (made here, exclusively) is removed, nothing else.
 void write_merged_folder(const std::string& out,
                          const std::function<void(const std::string&)>& write) {
-  const fs::path target(out);
-  const fs::path tmp = target.parent_path() / (target.filename().string() + ".tmp-merge");
-  fs::remove_all(tmp);
-  write(tmp.string());
-  if (fs::exists(target)) fs::remove(target);  // an empty folder (checked above)
-  fs::rename(tmp, target);
+  check_merge_out(out);
+  if (!file_exists(parent_of(out))) create_folder(parent_of(out), "--out " + out);
+  const std::string tmp = make_temp_folder(out, "--out");
+  try {
+    write(tmp);
+    move_into_place(tmp, out);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+    throw;
+  }
 }
 
 // Reads the adapter onto `body` (and `head`), folds it in and removes it.
@@ -46,18 +82,36 @@ MergeSummary fold_adapter(GPT& body, nn::Linear* head, const std::string& adapte
 
 }  // namespace
 
+void check_merge_out(const std::string& out) {
+  require(!out.empty(), "--out: empty path");
+  const std::string name = out.substr(out.find_last_of('/') + 1);
+  require(!name.empty() && name != "." && name != "..",
+          "--out " + out + ": name the new folder itself (no trailing '/', '.' or '..')");
+  struct stat st {};
+  if (::lstat(out.c_str(), &st) == 0) {
+    require(!S_ISLNK(st.st_mode),
+            "--out " + out + " is a symbolic link (refusing to write through or replace it)");
+    require(S_ISDIR(st.st_mode), "--out " + out + kRefuse);
+    std::error_code ec;
+    require(fs::is_empty(out, ec) && !ec, "--out " + out + kRefuse);
+  }
+  require_writable_folder(parent_of(out), "--out " + out);
+}
+
 MergeSummary merge_adapter(GPT& base, const std::string& adapter, const std::string& out) {
-  check_out(out);
+  check_merge_out(out);
   const MergeSummary summary = fold_adapter(base, nullptr, adapter);
+  require_finite(base.parameters());
   write_merged_folder(out, [&](const std::string& dir) { save_hf_gpt2(base, dir); });
   return summary;
 }
 
 MergeSummary merge_adapter(SequenceClassifier& base, const std::string& adapter,
                            const std::string& out) {
-  check_out(out);
+  check_merge_out(out);
   MergeSummary summary = fold_adapter(base.body(), &base.score, adapter);
   summary.classifier = true;
+  require_finite(base.parameters());
   write_merged_folder(out, [&](const std::string& dir) { save_hf_classifier(base, dir); });
   return summary;
 }

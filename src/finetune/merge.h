@@ -16,9 +16,17 @@ struct MergeSummary {
   bool classifier = false;      // the base was a classifier
 };
 
-// Folds the adapter folder into `base` (its weights change) and writes `out`. out must
-// not exist or be an empty folder (InputError otherwise: nothing is overwritten); the
-// folder is written beside it under a temporary name and renamed.
+// InputError (exit 2, naming out) unless `out` can become the merged folder: it names a
+// folder (no trailing '/', '.' or '..'), does not exist or is an empty folder (not a
+// file, not a symbolic link), and its nearest existing parent is a writable folder.
+// Touches nothing; lets the verb refuse before it opens the base.
+void check_merge_out(const std::string& out);
+
+// Folds the adapter folder into `base` (its weights change) and writes `out`.
+// check_merge_out first; InputError when a merged weight is NaN or infinite (nothing is
+// written). The folder is filled under a new unique name beside `out` (made with mkdir,
+// so never one that exists) and renamed to `out`; on failure that folder, and nothing
+// else, is removed.
 MergeSummary merge_adapter(GPT& base, const std::string& adapter, const std::string& out);
 MergeSummary merge_adapter(SequenceClassifier& base, const std::string& adapter,
                            const std::string& out);

@@ -125,7 +125,8 @@ nn::Linear* find_linear(GPT& body, nn::Linear* head, const std::string& module) 
   if (dot == std::string::npos) return nullptr;
   const std::string index = module.substr(prefix.size(), dot - prefix.size());
   if (index.empty() || index.size() > 6 ||
-      index.find_first_not_of("0123456789") != std::string::npos)
+      index.find_first_not_of("0123456789") != std::string::npos ||
+      (index.size() > 1 && index[0] == '0'))  // the block's own name: h.0, never h.00
     return nullptr;
   const size_t i = std::stoul(index);
   if (i >= body.h.size()) return nullptr;

@@ -2,7 +2,7 @@
 #include "lora/peft.h"
 
 #include <algorithm>
-#include <filesystem>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -30,6 +30,15 @@ std::string peft_target(const std::string& kind) {
 bool selects(const std::string& t, const std::string& m) {
   return m == t || (m.size() > t.size() && m.compare(m.size() - t.size(), t.size(), t) == 0 &&
                     m[m.size() - t.size() - 1] == '.');
+}
+
+// The tensor's values as float; InputError naming it when one is NaN or infinite.
+Tensor finite_values(const SafeTensorEntry& entry, const std::string& name) {
+  Tensor t = entry.to_float();
+  const float* v = t.data();
+  require(std::all_of(v, v + t.numel(), [](float x) { return std::isfinite(x); }),
+          name + " holds NaN or infinite values");
+  return t;
 }
 
 std::string kind_of(const std::string& module) {
@@ -69,7 +78,7 @@ void save_peft_adapter(LoraSet& lora, const std::string& dir, const PeftInfo& in
   std::vector<std::pair<std::string, Tensor>> tensors;
   for (const auto& p : lora.parameters()) tensors.emplace_back(kPrefix + p.name, p.param->value);
   if (info.saved_head) tensors.emplace_back(kPrefix + "score.weight", info.saved_head->value);
-  std::filesystem::create_directories(dir);
+  create_own_folder(dir);  // a link at dir is replaced, not written through
   save_safetensors(dir + "/adapter_model.safetensors", tensors, {{"format", "pt"}});
   write_file_atomic(dir + "/adapter_config.json", config.dump(2) + "\n");
 }
@@ -106,6 +115,12 @@ std::unique_ptr<LoraSet> load_peft_adapter(GPT& body, nn::Linear* head, const st
   require(!targets.empty(), field("target_modules") + " names no module");
 
   const SafeTensors file = load_safetensors(tensors_path);
+  // Every tensor must name one of these exactly ("transformer.h.00..." is not h.0).
+  const std::vector<std::string> adaptable = adaptable_modules(body, head);
+  const std::set<std::string> known(adaptable.begin(), adaptable.end());
+  const std::string known_list = "transformer.h.<0.." + std::to_string(body.h.size() - 1) +
+                                 ">.{attn.c_attn,attn.c_proj,mlp.c_fc,mlp.c_proj}" +
+                                 (head ? ", score" : "");
   std::map<std::string, std::pair<const SafeTensorEntry*, const SafeTensorEntry*>> modules;  // A, B
   const SafeTensorEntry* saved_head = nullptr;
   for (const auto& key : file.names) {
@@ -124,9 +139,9 @@ std::unique_ptr<LoraSet> load_peft_adapter(GPT& body, nn::Linear* head, const st
                                      "': LoRA on lm_head (tied to the token embedding) is not "
                                      "supported; targets are c_attn, c_proj, c_fc and a "
                                      "classifier's score");
-    require(find_linear(body, head, module) != nullptr, tensors_path + ": tensor '" + key +
-                                                            "' is for module " + module +
-                                                            ", which the base model does not have");
+    require(known.count(module) != 0, tensors_path + ": tensor '" + key + "' is for module " +
+                                          module + ", which the base model does not have" +
+                                          " (its modules are " + known_list + ")");
     (is_a ? modules[module].first : modules[module].second) = &file.get(key);
   }
   require(!modules.empty(), tensors_path + ": no LoRA tensors");
@@ -169,13 +184,16 @@ std::unique_ptr<LoraSet> load_peft_adapter(GPT& body, nn::Linear* head, const st
   Rng rng(0);  // the values come from the file
   auto set = std::make_unique<LoraSet>(body, head, lora, where, rng);
   for (auto& att : set->attached()) {
-    att.adapter->A.value.copy_from(modules[att.target.module].first->to_float());
-    att.adapter->B.value.copy_from(modules[att.target.module].second->to_float());
+    const std::string name = tensors_path + ": " + kPrefix + att.target.module;
+    att.adapter->A.value.copy_from(
+        finite_values(*modules[att.target.module].first, name + ".lora_A.weight"));
+    att.adapter->B.value.copy_from(
+        finite_values(*modules[att.target.module].second, name + ".lora_B.weight"));
   }
   if (saved_head) {
     require(head != nullptr,
             tensors_path + ": has a classification head (score.weight) but the base has none");
-    const Tensor t = saved_head->to_float();
+    const Tensor t = finite_values(*saved_head, tensors_path + ": " + kPrefix + "score.weight");
     check_shape(t, head->weight.value.shape(), tensors_path + ": " + kPrefix + "score.weight");
     head->weight.value.copy_from(t);
   }

@@ -23,15 +23,18 @@ struct PeftInfo {
   Parameter* saved_head = nullptr;      // the classifier's score.weight, when it trains fully
 };
 
-// Writes DIR/adapter_config.json and DIR/adapter_model.safetensors (atomically; creates DIR).
+// Writes DIR/adapter_config.json and DIR/adapter_model.safetensors (atomically; creates
+// DIR, replacing a symbolic link there: files/create_own_folder).
 void save_peft_adapter(LoraSet& lora, const std::string& dir, const PeftInfo& info);
 
 // Reads a PEFT LoRA folder and attaches its adapters to `body` (and `head`, may be null),
 // every module the file names, with the file's values. InputError (naming the file and
 // the field or tensor) for: a config that is not LORA or uses what tinylm does not
 // implement (DoRA, bias other than "none", rank or alpha patterns), r <= 0, a tensor
-// for a module the base does not have or that no target names, a target that names no
-// tensor, missing A or B, shapes that do not match the base, r > max(in, out).
+// whose name is not exactly one of the base's modules ("transformer.h.00.attn.c_attn" is
+// not h.0: no tensor is ever skipped) or that no target names, a target that names no
+// tensor, missing A or B, shapes that do not match the base, r > max(in, out), a NaN or
+// infinite value.
 // A saved head (base_model.model.score.weight) is copied into head->weight.
 std::unique_ptr<LoraSet> load_peft_adapter(GPT& body, nn::Linear* head, const std::string& dir);
 

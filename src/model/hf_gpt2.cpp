@@ -1,6 +1,5 @@
 #include "model/hf_gpt2.h"
 
-#include <filesystem>
 #include <set>
 
 #include "io/safetensors.h"
@@ -158,7 +157,7 @@ std::vector<std::pair<std::string, Tensor>> hf_tensors(GPT& model) {
 void save_hf_gpt2(GPT& model, const std::string& dir) {
   const GPTConfig& c = model.config();
   const auto tensors = hf_tensors(model);
-  std::filesystem::create_directories(dir);
+  create_own_folder(dir);  // a link at dir is replaced, not written through
   save_safetensors(dir + "/model.safetensors", tensors, {{"format", "pt"}});
   write_file_atomic(dir + "/config.json", config_to_hf(c).dump(2) + "\n");
 }

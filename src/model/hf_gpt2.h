@@ -24,7 +24,8 @@ nlohmann::json config_to_hf(const GPTConfig& c);
 // Loads DIR/config.json and DIR/model.safetensors.
 std::unique_ptr<GPT> load_hf_gpt2(const std::string& dir);
 
-// Writes DIR/config.json and DIR/model.safetensors (atomically; creates DIR).
+// Writes DIR/config.json and DIR/model.safetensors (atomically; creates DIR, replacing
+// a symbolic link there: files/create_own_folder).
 void save_hf_gpt2(GPT& model, const std::string& dir);
 
 // The tensors save_hf_gpt2 writes: HF names and layout, zero biases where tinylm has none

@@ -69,7 +69,13 @@ LossLog parse_log_jsonl(const std::string& text, const std::string& name) {
   for (int lineno = 1; std::getline(in, line); ++lineno) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = name + " line " + std::to_string(lineno);
-    const nlohmann::json j = parse_json_line(line, name, lineno);
+    nlohmann::json j;
+    try {
+      j = parse_json_line(line, name, lineno);
+    } catch (const InputError&) {
+      if (in.eof()) break;  // a last line without its newline: one a training is writing
+      throw;
+    }
     require(j.is_object(), where + ": not a JSON object");
     require(j.contains("step") && j["step"].is_number(), where + ": no numeric \"step\"");
     const double step = j["step"].get<double>();

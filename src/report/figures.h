@@ -33,7 +33,8 @@ struct LossLog {
 };
 
 // Parses the JSON lines of a log; InputError (naming the line) for malformed lines,
-// and for a log with no loss at all.
+// and for a log with no loss at all. A malformed last line without its newline is
+// skipped: a running training may be writing it.
 LossLog parse_log_jsonl(const std::string& text, const std::string& name = "log.jsonl");
 LossLog read_log_jsonl(const std::string& path);  // InputError if missing
 

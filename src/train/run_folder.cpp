@@ -99,8 +99,7 @@ RunFolderLock::RunFolderLock(const std::string& dir) {
   fs::create_directories(dir, ec);
   require(!ec, "--out: cannot create " + dir + ": " + ec.message());
   const std::string marker = dir + "/" + kRunMarker;
-  fd_ = ::open(marker.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw InputError("--out: cannot write " + marker + ": " + std::strerror(errno));
+  fd_ = open_for_writing(marker, O_RDWR);  // never through a link
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     ::close(fd_);

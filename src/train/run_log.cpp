@@ -10,8 +10,14 @@ namespace tinylm {
 
 namespace {
 
-// On resume: keeps the lines of steps up to resume_step. Returns path.
+// On resume: keeps the lines of steps up to resume_step. Returns path. A log that is a
+// symbolic link is refused: its lines are not the run's, and tinylm never writes
+// through a link (a new log replaces a link instead: AppendFile).
 const std::string& keep_lines_up_to(const std::string& path, int64_t resume_step) {
+  require(resume_step < 0 || !is_symlink(path),
+          path +
+              " is a symbolic link: tinylm does not write through links (remove it, or "
+              "train into another --out)");
   if (resume_step >= 0 && file_exists(path)) {
     std::istringstream in(read_file(path));
     std::string kept, line;

@@ -2,7 +2,8 @@
 // flushed as training goes, shared by `tinylm train` and `tinylm finetune`.
 // On resume, the lines past the resumed step are dropped first (they belong to work the
 // checkpoint does not have), and a torn last line from a killed run is dropped too.
-// A failed append (a full disk) is an error, never a silently lost line.
+// A failed append (a full disk) is an error, never a silently lost line. The log is never
+// written through a symbolic link: a new log replaces a link, a resumed one refuses it.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>

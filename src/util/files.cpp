@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <stdexcept>
 
 #include "util/error.h"
@@ -25,6 +26,28 @@ std::string parent_of(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// ".tmp-" and 8 random characters: a name no other writer of the same path picks.
+std::string temp_suffix() {
+  static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::random_device device;
+  std::string s = ".tmp-";
+  for (int i = 0; i < 8; ++i) s += kChars[device() % 36];
+  return s;
+}
+
+// Tries `make(name)` on fresh temp names beside path until one is new; make returns
+// false with errno EEXIST when the name is taken. Returns the name made; otherwise
+// InputError(error + ": " + the system's reason).
+template <typename Make>
+std::string make_unique_temp(const std::string& path, const std::string& error, Make make) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::string name = path + temp_suffix();
+    if (make(name)) return name;
+    if (errno != EEXIST) throw InputError(error + ": " + reason());
+  }
+  throw std::runtime_error("cannot find a free temporary name beside " + path);
 }
 
 // Writes all of bytes to fd (retrying short writes and EINTR); false on an error.
@@ -86,32 +109,27 @@ std::string read_file(const std::string& path) {
 
 void write_file_atomic(const std::string& path, std::string_view bytes) {
   require(!path.empty(), "empty output file name");
-  require(!is_directory(path), "cannot write " + path + ": it is a folder");
-  const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw InputError("cannot write " + path + ": " + reason());
-  if (!write_all(fd, bytes)) {
+  struct stat st {};
+  require(::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode),
+          "cannot write " + path + ": it is a folder");
+  int fd = -1;
+  const std::string tmp =
+      make_unique_temp(path, "cannot write " + path, [&](const std::string& name) {
+        fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        return fd >= 0;
+      });
+  const auto fail = [&](const std::string& what) {
     const std::string why = reason();
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw std::runtime_error("cannot write " + tmp + ": " + why);
-  }
-  if (::fsync(fd) != 0) {
-    const std::string why = reason();
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw std::runtime_error("cannot flush " + tmp + ": " + why);
-  }
-  if (::close(fd) != 0) {
-    const std::string why = reason();
-    ::unlink(tmp.c_str());
-    throw std::runtime_error("cannot flush " + tmp + ": " + why);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = reason();
-    ::unlink(tmp.c_str());
-    throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + why);
-  }
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());  // ours: made exclusively above
+    throw std::runtime_error(what + ": " + why);
+  };
+  if (!write_all(fd, bytes)) fail("cannot write " + tmp);
+  if (::fsync(fd) != 0) fail("cannot flush " + tmp);
+  const int rc = ::close(fd);
+  fd = -1;
+  if (rc != 0) fail("cannot flush " + tmp);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("cannot rename " + tmp + " to " + path);
   // The rename is an entry of the folder: flush the folder too.
   const int dir = ::open(parent_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {
@@ -123,6 +141,36 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
   }
 }
 
+std::string make_temp_folder(const std::string& path, const std::string& what) {
+  require(!path.empty(), what + ": empty folder name");
+  return make_unique_temp(path, what + " " + path + ": cannot create the folder",
+                          [](const std::string& name) { return ::mkdir(name.c_str(), 0777) == 0; });
+}
+
+int open_for_writing(const std::string& path, int flags) {
+  require(!path.empty(), "empty output file name");
+  const int fd = ::open(path.c_str(), flags | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd >= 0) return fd;
+  const std::string why = reason();
+  if (errno == ELOOP && is_symlink(path))
+    throw InputError(path + " is a symbolic link: tinylm does not write through links (remove it)");
+  throw InputError("cannot write " + path + ": " + why);
+}
+
+void create_own_folder(const std::string& dir) {
+  require(!dir.empty(), "empty folder name");
+  const std::string parent = parent_of(dir);
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
+  if (ec) throw InputError("cannot create the folder " + parent + ": " + ec.message());
+  if (is_symlink(dir) && ::unlink(dir.c_str()) != 0)
+    throw InputError("cannot replace the link " + dir + ": " + reason());
+  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
+    throw InputError("cannot create the folder " + dir + ": " + reason());
+  struct stat st {};
+  require(::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode), dir + " is not a folder");
+}
+
 bool file_exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
@@ -131,6 +179,11 @@ bool file_exists(const std::string& path) {
 bool is_directory(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool is_symlink(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
 }
 
 void create_folder(const std::string& dir, const std::string& what) {
@@ -168,9 +221,8 @@ void require_writable_file(const std::string& path, const std::string& what) {
 }
 
 AppendFile::AppendFile(const std::string& path, bool truncate) : path_(path) {
-  fd_ =
-      ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND), 0644);
-  if (fd_ < 0) throw InputError("cannot write " + path + ": " + reason());
+  if (truncate) write_file_atomic(path, "");  // a new file, whatever held the name
+  fd_ = open_for_writing(path, O_WRONLY | O_APPEND);
 }
 
 AppendFile::~AppendFile() {

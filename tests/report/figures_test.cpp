@@ -170,5 +170,15 @@ TEST(Figures, MalformedLogIsAnInputError) {
   EXPECT_THROW(read_log_jsonl("/nonexistent/log.jsonl"), InputError);
 }
 
+// A log read while a training appends to it may end in half a line: that line is
+// skipped, a malformed line that is complete is still an error.
+TEST(Figures, AHalfWrittenLastLineIsSkipped) {
+  const LossLog log = parse_log_jsonl("{\"step\":1,\"loss\":2}\n{\"step\":2,\"lo");
+  ASSERT_EQ(log.train.size(), 1u);
+  EXPECT_DOUBLE_EQ(log.train[0].second, 2.0);
+  EXPECT_EQ(parse_log_jsonl("{\"step\":1,\"loss\":2}").train.size(), 1u);
+  EXPECT_THROW(parse_log_jsonl("{\"step\":1,\"loss\":2}\n{\"step\":2,\"lo\n"), InputError);
+}
+
 }  // namespace
 }  // namespace tinylm::report

@@ -2,12 +2,20 @@
 // empty file, unwritable outputs are bad input with the system's reason, a failed append
 // is an error (not a dropped line), duplicate JSON keys are refused, every JSON field
 // read names its file and path, and size products never overflow silently.
+// Issue 21 (items 1-3): writes never go through a symbolic link, temp names are unique
+// and made exclusively, and two writers of one path never break each other.
 #include "util/files.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 #include "common/input_error.h"
 #include "util/checked_math.h"
@@ -62,6 +70,132 @@ TEST(Files, AFailedAppendIsAnError) {
     log.append("b\n");
   }
   EXPECT_EQ(read_file(dir + "/log.jsonl"), "a\nb\n");
+  std::filesystem::remove_all(dir);
+}
+
+// A file outside the folder under test, and what it must still hold afterwards.
+struct Outside {
+  std::string path;
+  explicit Outside(const std::string& p) : path(p) { std::ofstream(path) << "precious"; }
+  bool untouched() const { return read_file(path) == "precious"; }
+};
+
+// The names in dir (not following links).
+std::vector<std::string> names_in(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(Files, AtomicWritesNeverFollowALink) {
+  const std::string dir = temp_dir("links");
+  const Outside outside(dir + "/outside");
+  std::filesystem::create_directory(dir + "/run");
+  // A link planted under the old fixed temp name, and one at the destination itself.
+  std::filesystem::create_symlink(outside.path, dir + "/run/report.html.tmp");
+  std::filesystem::create_symlink(outside.path, dir + "/run/report.html");
+  write_file_atomic(dir + "/run/report.html", "page");
+  EXPECT_TRUE(outside.untouched());
+  EXPECT_FALSE(is_symlink(dir + "/run/report.html"));  // the link was replaced
+  EXPECT_EQ(read_file(dir + "/run/report.html"), "page");
+  EXPECT_TRUE(is_symlink(dir + "/run/report.html.tmp"));  // not ours: left alone
+  EXPECT_EQ(names_in(dir + "/run"), (std::vector<std::string>{"report.html", "report.html.tmp"}));
+  // A link to a folder at the destination is replaced too, not written into.
+  std::filesystem::create_directory(dir + "/elsewhere");
+  std::filesystem::create_symlink(dir + "/elsewhere", dir + "/run/config.json");
+  write_file_atomic(dir + "/run/config.json", "{}");
+  EXPECT_EQ(read_file(dir + "/run/config.json"), "{}");
+  EXPECT_TRUE(std::filesystem::is_empty(dir + "/elsewhere"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Files, TwoWritersOfOnePathNeverShareATempFile) {
+  const std::string dir = temp_dir("writers");
+  const std::string path = dir + "/report.html";
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 2; ++w)
+    writers.emplace_back([&, w] {
+      try {
+        for (int i = 0; i < 200; ++i) write_file_atomic(path, std::string(4096, 'a' + w));
+      } catch (const std::exception& e) {
+        errors[w] = e.what();
+      }
+    });
+  for (auto& t : writers) t.join();
+  EXPECT_EQ(errors[0], "");
+  EXPECT_EQ(errors[1], "");
+  const std::string last = read_file(path);
+  EXPECT_TRUE(last == std::string(4096, 'a') || last == std::string(4096, 'b'));
+  EXPECT_EQ(names_in(dir), std::vector<std::string>{"report.html"});  // no temp file left
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Files, AppendingNeverFollowsALink) {
+  const std::string dir = temp_dir("append-links");
+  const Outside outside(dir + "/outside");
+  const std::string log = dir + "/log.jsonl";
+  std::filesystem::create_symlink(outside.path, log);
+  // Appending to a link is refused, naming it.
+  EXPECT_NE(input_error([&] { AppendFile(log, false); }).find(log + " is a symbolic link"),
+            std::string::npos);
+  EXPECT_NE(input_error([&] { ::close(open_for_writing(log, O_RDWR)); }).find("symbolic link"),
+            std::string::npos);
+  EXPECT_TRUE(outside.untouched());
+  // A new log replaces the link with a file of its own.
+  {
+    AppendFile fresh(log, true);
+    fresh.append("a\n");
+  }
+  EXPECT_TRUE(outside.untouched());
+  EXPECT_FALSE(is_symlink(log));
+  EXPECT_EQ(read_file(log), "a\n");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Files, TempFoldersAreNewAndNeverTakeAnExistingName) {
+  const std::string dir = temp_dir("temp-folders");
+  std::filesystem::create_directory(dir + "/m.tmp-merge");
+  std::ofstream(dir + "/m.tmp-merge/n") << "x";
+  const std::string a = make_temp_folder(dir + "/m", "--out");
+  const std::string b = make_temp_folder(dir + "/m", "--out");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.rfind(dir + "/m.tmp-", 0), 0u) << a;
+  EXPECT_TRUE(std::filesystem::is_empty(a));
+  EXPECT_EQ(read_file(dir + "/m.tmp-merge/n"), "x");  // someone else's: untouched
+  // A folder under a file, or in a missing folder: InputError naming the path.
+  std::ofstream(dir + "/file") << "x";
+  EXPECT_NE(input_error([&] {
+              make_temp_folder(dir + "/file/m", "--out");
+            }).find("--out " + dir + "/file/m: cannot create the folder: Not a directory"),
+            std::string::npos);
+  EXPECT_NE(input_error([&] {
+              make_temp_folder(dir + "/missing/m", "--out");
+            }).find("No such file or directory"),
+            std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Files, OwnFoldersReplaceALinkInsteadOfWritingThroughIt) {
+  const std::string dir = temp_dir("own-folders");
+  std::filesystem::create_directory(dir + "/elsewhere");
+  const Outside outside(dir + "/elsewhere/adapter_config.json");
+  std::filesystem::create_directory(dir + "/run");
+  std::filesystem::create_symlink(dir + "/elsewhere", dir + "/run/adapter");
+  create_own_folder(dir + "/run/adapter");
+  EXPECT_FALSE(is_symlink(dir + "/run/adapter"));
+  EXPECT_TRUE(is_directory(dir + "/run/adapter"));
+  write_file_atomic(dir + "/run/adapter/adapter_config.json", "{}");
+  EXPECT_TRUE(outside.untouched());
+  create_own_folder(dir + "/run/adapter");  // an existing folder is kept as it is
+  EXPECT_EQ(read_file(dir + "/run/adapter/adapter_config.json"), "{}");
+  create_own_folder(dir + "/new/deeper/hf");  // missing parents are made
+  EXPECT_TRUE(is_directory(dir + "/new/deeper/hf"));
+  std::ofstream(dir + "/run/hf") << "x";
+  EXPECT_NE(input_error([&] { create_own_folder(dir + "/run/hf"); }).find("is not a folder"),
+            std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

@@ -1,0 +1,76 @@
+// Readers and writers of one run folder never break each other (issue 21, item 3):
+// `report` (which rewrites RUN/report.html, as the trainer does at every evaluation),
+// `sample`, `eval` and `plot` run in a loop against a run while a small training writes
+// into it; the training exits 0 and so does every reader.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "cli/cli_test_util.h"
+
+namespace tinylm::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Starts `tinylm train --quiet --config cfg --out run` (output to out_file); returns its pid.
+pid_t start_training(const std::string& cfg, const std::string& run, const std::string& out_file) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::chdir(TINYLM_SOURCE_DIR);
+    std::freopen(out_file.c_str(), "w", stdout);
+    std::freopen(out_file.c_str(), "a", stderr);
+    ::execl(TINYLM_BIN, TINYLM_BIN, "train", "--quiet", "--config", cfg.c_str(), "--out",
+            run.c_str(), static_cast<char*>(nullptr));
+    std::_Exit(127);
+  }
+  return pid;
+}
+
+TEST(RunReaders, ReportSampleAndEvalWhileATrainingWritesNeverBreakIt) {
+  const std::string dir = fresh_dir("run-readers");
+  const std::string cfg = dir + "/tiny.json";
+  // A report at every step (eval_interval 1), a checkpoint at every other.
+  std::ofstream(cfg) << R"({
+  "model": {"block_size": 16, "n_layer": 1, "n_head": 2, "d_model": 16},
+  "data": {"path": "data/the-verdict.txt", "tokenizer": "char"},
+  "train": {"batch_size": 4, "max_steps": 300, "warmup_steps": 2, "eval_interval": 1,
+            "eval_iters": 1, "log_interval": 1, "checkpoint_interval": 2, "seed": 7,
+            "threads": 1},
+  "sample": {"max_new_tokens": 0}
+})";
+  const std::string run = dir + "/run";
+  const pid_t pid = start_training(cfg, run, dir + "/train.out");
+  for (int i = 0; i < 600 && !file_exists(run + "/last.safetensors"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  int status = 0, readers = 0;
+  bool done = false;
+  while (!done) {
+    const RunResult report = run_tinylm("report --run " + run);
+    EXPECT_EQ(report.code, 0) << report.output;
+    if (readers % 4 == 0) {
+      const RunResult sample = run_tinylm("sample --run " + run + " --max-new-tokens 4");
+      EXPECT_EQ(sample.code, 0) << sample.output;
+      const RunResult eval = run_tinylm("eval --run " + run);
+      EXPECT_EQ(eval.code, 0) << eval.output;
+      const RunResult plot = run_tinylm("plot --run " + run + " --out " + dir + "/loss.svg");
+      EXPECT_EQ(plot.code, 0) << plot.output;
+    }
+    ++readers;
+    done = ::waitpid(pid, &status, WNOHANG) == pid;
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << read_file(dir + "/train.out");
+  EXPECT_GE(readers, 3) << "the training ended before the readers could overlap it";
+  // Nothing but the run's own files: no temp file left by either side.
+  for (const auto& e : fs::directory_iterator(run))
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tinylm::testing

@@ -1,8 +1,11 @@
 #include "finetune/finetune_config.h"
 
 #include <set>
+#include <tuple>
 
 #include "finetune/pooling.h"
+#include "generate/generate.h"
+#include "train/count_limits.h"
 #include "train/section_reader.h"
 #include "util/error.h"
 
@@ -111,6 +114,18 @@ void FinetuneConfig::validate() const {
   require(f.train_fraction > 0 && f.train_fraction <= 1,
           "finetune.train_fraction must be in (0, 1]");
   validate_task_fields();
+  for (const auto& [name, v, limit] :
+       {std::tuple<const char*, int64_t, int64_t>{"finetune.max_steps", f.max_steps, kMaxStepCount},
+        {"finetune.warmup_steps", f.warmup_steps, kMaxStepCount},
+        {"finetune.eval_interval", f.eval_interval, kMaxStepCount},
+        {"finetune.log_interval", f.log_interval, kMaxStepCount},
+        {"finetune.checkpoint_interval", f.checkpoint_interval, kMaxStepCount},
+        {"finetune.batch_size", f.batch_size, kMaxBatchSize},
+        {"finetune.epochs", f.epochs, kMaxEpochs},
+        {"finetune.eval_batches", f.eval_batches, kMaxEvalBatches},
+        {"finetune.threads", f.threads, kMaxThreads},
+        {"finetune.max_new_tokens", f.max_new_tokens, kMaxNewTokens}})
+    require_at_most(name, v, limit);
   require(lora.r >= 1, "lora.r must be at least 1");
   require(lora.alpha > 0, "lora.alpha must be positive");
   require(lora.dropout >= 0 && lora.dropout < 1, "lora.dropout must be in [0, 1)");

@@ -8,7 +8,11 @@ namespace tinylm {
 
 void check_config_against_weights(const GPTConfig& c, const SafeTensors& file,
                                   const std::string& prefix, const std::string& path) {
-  c.validate();
+  try {
+    c.validate();
+  } catch (const InputError& e) {
+    throw InputError(path + ": " + e.what());  // the file's config, named
+  }
   const auto expect = [&](const std::string& name, const Shape& shape, const std::string& fields) {
     const std::string key = prefix + name;
     require(file.has(key), path + ": missing tensor " + key + " (for " + fields + ")");

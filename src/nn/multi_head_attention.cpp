@@ -6,14 +6,15 @@
 #include <vector>
 
 #include "util/error.h"
+#include "util/parallel_errors.h"
 
 namespace tinylm::nn {
 
 namespace {
 
 // qkv [B, T, 3C] -> q, k, v [B, H, T, dh]
-void split_heads(const float* qkv, float* q, float* k, float* v, int64_t B, int64_t T,
-                 int64_t H, int64_t dh) {
+void split_heads(const float* qkv, float* q, float* k, float* v, int64_t B, int64_t T, int64_t H,
+                 int64_t dh) {
   const int64_t C = H * dh;
 #pragma omp parallel for collapse(2)
   for (int64_t b = 0; b < B; ++b) {
@@ -30,8 +31,8 @@ void split_heads(const float* qkv, float* q, float* k, float* v, int64_t B, int6
 }
 
 // dq, dk, dv [B, H, T, dh] -> dqkv [B, T, 3C]  (the inverse of split_heads)
-void join_heads(const float* q, const float* k, const float* v, float* qkv, int64_t B,
-                int64_t T, int64_t H, int64_t dh) {
+void join_heads(const float* q, const float* k, const float* v, float* qkv, int64_t B, int64_t T,
+                int64_t H, int64_t dh) {
   const int64_t C = H * dh;
 #pragma omp parallel for collapse(2)
   for (int64_t b = 0; b < B; ++b) {
@@ -71,8 +72,11 @@ void merge_heads(float* y, float* merged, int64_t B, int64_t T, int64_t H, int64
 
 MultiHeadAttention::MultiHeadAttention(int64_t d_model, int64_t n_head, bool qkv_bias,
                                        bool proj_bias, float attn_dropout)
-    : c_attn(d_model, 3 * d_model, qkv_bias), c_proj(d_model, d_model, proj_bias),
-      d_model_(d_model), n_head_(n_head), attn_dropout_(attn_dropout) {
+    : c_attn(d_model, 3 * d_model, qkv_bias),
+      c_proj(d_model, d_model, proj_bias),
+      d_model_(d_model),
+      n_head_(n_head),
+      attn_dropout_(attn_dropout) {
   require(d_model % n_head == 0, "MultiHeadAttention: d_model " + std::to_string(d_model) +
                                      " is not divisible by n_head " + std::to_string(n_head));
 }
@@ -88,9 +92,9 @@ void MultiHeadAttention::init(Rng& rng, float std, float proj_std) {
 
 Tensor MultiHeadAttention::forward(const Tensor& x, const Context& ctx,
                                    const ops::AttentionMask& mask) {
-  require(x.ndim() == 3 && x.dim(2) == d_model_,
-          "MultiHeadAttention: input must be [B, T, " + std::to_string(d_model_) + "], got " +
-              shape_str(x.shape()));
+  require(x.ndim() == 3 && x.dim(2) == d_model_, "MultiHeadAttention: input must be [B, T, " +
+                                                     std::to_string(d_model_) + "], got " +
+                                                     shape_str(x.shape()));
   const int64_t B = x.dim(0), T = x.dim(1), H = n_head_, dh = d_model_ / n_head_;
   const Tensor qkv = c_attn.forward(x, ctx);  // [B, T, 3C]
   for (Tensor* t : {&q_, &k_, &v_, &y_}) t->ensure_shape({B, H, T, dh});
@@ -118,9 +122,9 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const Context& ctx,
     require(ctx.rng != nullptr, "attention dropout needs a random generator");
     drop_mask_.ensure_shape({B, H, T, T});
   }
-  ops::attention_forward(q_.data(), k_.data(), v_.data(), y_.data(), att_.data(), s, scale(),
-                         mask, dropped_ ? attn_dropout_ : 0.0f,
-                         dropped_ ? drop_mask_.data() : nullptr, ctx.rng);
+  ops::attention_forward(q_.data(), k_.data(), v_.data(), y_.data(), att_.data(), s, scale(), mask,
+                         dropped_ ? attn_dropout_ : 0.0f, dropped_ ? drop_mask_.data() : nullptr,
+                         ctx.rng);
 
   merged_.ensure_shape({B, T, d_model_});
   merge_heads(y_.data(), merged_.data(), B, T, H, dh, /*to_merged=*/true);
@@ -141,8 +145,8 @@ Tensor MultiHeadAttention::backward(const Tensor& dout) {
                                   lse_.data(), dq.data(), dk.data(), dv.data(), s, scale(), mask_);
   } else {
     ops::attention_backward(dy.data(), q_.data(), k_.data(), v_.data(), att_.data(),
-                            dropped_ ? drop_mask_.data() : nullptr, dq.data(), dk.data(),
-                            dv.data(), s, scale());
+                            dropped_ ? drop_mask_.data() : nullptr, dq.data(), dk.data(), dv.data(),
+                            s, scale());
   }
   Tensor dqkv = Tensor::empty({B, T, 3 * d_model_});
   join_heads(dq.data(), dk.data(), dv.data(), dqkv.data(), B, T, H, dh);
@@ -161,9 +165,9 @@ Tensor MultiHeadAttention::backward(const Tensor& dout) {
 
 Tensor MultiHeadAttention::forward_cached(const Tensor& x, Tensor& k_cache, Tensor& v_cache,
                                           int64_t pos) {
-  require(x.ndim() == 3 && x.dim(0) == 1 && x.dim(2) == d_model_,
-          "MultiHeadAttention::forward_cached: input must be [1, T, C], got " +
-              shape_str(x.shape()));
+  require(
+      x.ndim() == 3 && x.dim(0) == 1 && x.dim(2) == d_model_,
+      "MultiHeadAttention::forward_cached: input must be [1, T, C], got " + shape_str(x.shape()));
   const int64_t Tn = x.dim(1), H = n_head_, dh = d_model_ / n_head_, C = d_model_;
   const int64_t max_len = k_cache.dim(1), Tk = pos + Tn;
   require(Tk <= max_len, "KV cache overflow: " + std::to_string(Tk) + " positions, room for " +
@@ -183,12 +187,16 @@ Tensor MultiHeadAttention::forward_cached(const Tensor& x, Tensor& k_cache, Tens
   mask.causal = true;  // query i (position pos+i) sees keys 0 .. pos+i
   // One set per head (the cache rows are max_len apart), heads spread over the threads: one
   // parallel region per layer, each head's small products single-threaded inside it.
+  ParallelErrors errors;  // nothing may throw out of the region
 #pragma omp parallel for schedule(static)
   for (int64_t h = 0; h < H; ++h) {
-    ops::attention_forward(q.data() + h * Tn * dh, k_cache.data() + h * max_len * dh,
-                           v_cache.data() + h * max_len * dh, y.data() + h * Tn * dh,
-                           att.data() + h * Tn * Tk, {1, Tn, Tk, dh, dh}, scale(), mask);
+    errors.run([&] {
+      ops::attention_forward(q.data() + h * Tn * dh, k_cache.data() + h * max_len * dh,
+                             v_cache.data() + h * max_len * dh, y.data() + h * Tn * dh,
+                             att.data() + h * Tn * Tk, {1, Tn, Tk, dh, dh}, scale(), mask);
+    });
   }
+  errors.rethrow();
   Tensor merged = Tensor::empty({1, Tn, C});
   merge_heads(y.data(), merged.data(), 1, Tn, H, dh, /*to_merged=*/true);
   return c_proj.forward(merged);

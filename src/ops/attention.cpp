@@ -20,6 +20,7 @@
 #include "ops/dropout.h"
 #include "ops/matmul.h"
 #include "ops/softmax.h"
+#include "ops/thread_scratch.h"
 #include "util/error.h"
 
 namespace tinylm::ops {
@@ -84,9 +85,10 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
   const int64_t per_mask = mask.additive ? N / mask.additive_sets : 1;
   const bool parallel_rows = N == 1 && TT >= kMinParallel;
 
+  ThreadScratch scratch(drop ? TT : 0);  // A' for one set, per thread
 #pragma omp parallel if (N > 1)
   {
-    std::vector<float> dropped(drop ? TT : 0);  // A' for one set
+    float* dropped = scratch.mine();
 #pragma omp for schedule(static)
     for (int64_t n = 0; n < N; ++n) {
       float* A = att + n * TT;
@@ -98,7 +100,7 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
         const float* dm = drop_mask + n * TT;
 #pragma omp simd
         for (int64_t i = 0; i < TT; ++i) dropped[i] = A[i] * dm[i];
-        weights = dropped.data();
+        weights = dropped;
       }
       matmul(weights, v + n * Tk * Dv, y + n * Tq * Dv, Tq, Dv, Tk);
     }
@@ -113,9 +115,11 @@ void attention_backward(const float* dy, const float* q, const float* k, const f
   const int64_t TT = Tq * Tk;
   const bool parallel_rows = N == 1 && TT >= kMinParallel;
 
+  ThreadScratch scratch(TT + (drop_mask ? TT : 0));  // dA and A' for one set, per thread
 #pragma omp parallel if (N > 1)
   {
-    std::vector<float> dA(TT), dropped(drop_mask ? TT : 0);
+    float* dA = scratch.mine();
+    float* dropped = dA + TT;
 #pragma omp for schedule(static)
     for (int64_t n = 0; n < N; ++n) {
       const float* A = att + n * TT;
@@ -125,13 +129,13 @@ void attention_backward(const float* dy, const float* q, const float* k, const f
       if (dm) {
 #pragma omp simd
         for (int64_t i = 0; i < TT; ++i) dropped[i] = A[i] * dm[i];
-        weights = dropped.data();
+        weights = dropped;
       }
-      matmul(weights, dyn, dv + n * Tk * Dv, Tk, Dv, Tq, /*trans_a=*/true);          // A'^T dy
-      matmul(dyn, v + n * Tk * Dv, dA.data(), Tq, Tk, Dv, false, /*trans_b=*/true);  // dy v^T
+      matmul(weights, dyn, dv + n * Tk * Dv, Tk, Dv, Tq, /*trans_a=*/true);   // A'^T dy
+      matmul(dyn, v + n * Tk * Dv, dA, Tq, Tk, Dv, false, /*trans_b=*/true);  // dy v^T
 #pragma omp parallel for schedule(static) if (parallel_rows)
       for (int64_t i = 0; i < Tq; ++i) {  // dA -> dS in place, row by row
-        float* d = dA.data() + i * Tk;
+        float* d = dA + i * Tk;
         const float* a = A + i * Tk;
         if (dm) {
 #pragma omp simd
@@ -143,8 +147,8 @@ void attention_backward(const float* dy, const float* q, const float* k, const f
 #pragma omp simd
         for (int64_t j = 0; j < Tk; ++j) d[j] = a[j] * (d[j] - dot);
       }
-      matmul(dA.data(), k + n * Tk * Dk, dq + n * Tq * Dk, Tq, Dk, Tk, false, false, scale);
-      matmul(dA.data(), q + n * Tq * Dk, dk + n * Tk * Dk, Tk, Dk, Tq, true, false, scale);
+      matmul(dA, k + n * Tk * Dk, dq + n * Tq * Dk, Tq, Dk, Tk, false, false, scale);
+      matmul(dA, q + n * Tq * Dk, dk + n * Tk * Dk, Tk, Dk, Tq, true, false, scale);
     }
   }
 }

@@ -19,6 +19,7 @@
 #include "ops/attention.h"
 #include "ops/exp_simd.h"
 #include "ops/matmul.h"
+#include "ops/thread_scratch.h"
 #include "util/error.h"
 
 namespace tinylm::ops {
@@ -72,9 +73,12 @@ void attention_forward_tiled(const float* q, const float* k, const float* v, flo
   const auto [N, Tq, Tk, Dk, Dv] = s;
   const int64_t per_mask = mask.additive ? N / mask.additive_sets : 1;
 
+  ThreadScratch scratch(kQueryBlock * kKeyBlock + 2 * kQueryBlock);  // S, m, l per thread
 #pragma omp parallel
   {
-    std::vector<float> S(kQueryBlock * kKeyBlock), m(kQueryBlock), l(kQueryBlock);
+    float* S = scratch.mine();
+    float* m = S + kQueryBlock * kKeyBlock;
+    float* l = m + kQueryBlock;
 #pragma omp for schedule(static)
     for (int64_t n = 0; n < N; ++n) {
       const float* qn = q + n * Tq * Dk;
@@ -85,15 +89,15 @@ void attention_forward_tiled(const float* q, const float* k, const float* v, flo
         const int64_t rows = std::min(kQueryBlock, Tq - i0);
         float* O = y + (n * Tq + i0) * Dv;  // the running output, [rows, Dv]
         std::fill(O, O + rows * Dv, 0.0f);
-        std::fill(m.begin(), m.end(), kNegInf);
-        std::fill(l.begin(), l.end(), 0.0f);
+        std::fill(m, m + kQueryBlock, kNegInf);
+        std::fill(l, l + kQueryBlock, 0.0f);
         const int64_t limit = key_limit(mask.causal, i0, rows, Tq, Tk);
         for (int64_t j0 = 0; j0 < limit; j0 += kKeyBlock) {
           const int64_t cols = std::min(kKeyBlock, limit - j0);
-          matmul(qn + i0 * Dk, kn + j0 * Dk, S.data(), rows, cols, Dk, false, true, scale);
-          mask_tile(S.data(), add, mask.causal, i0, rows, j0, cols, Tq, Tk);
+          matmul(qn + i0 * Dk, kn + j0 * Dk, S, rows, cols, Dk, false, true, scale);
+          mask_tile(S, add, mask.causal, i0, rows, j0, cols, Tq, Tk);
           for (int64_t r = 0; r < rows; ++r) {  // S row -> P row, rescale O row
-            float* p = S.data() + r * cols;
+            float* p = S + r * cols;
             float mx = m[r];
 #pragma omp simd reduction(max : mx)
             for (int64_t c = 0; c < cols; ++c) mx = std::fmax(mx, p[c]);
@@ -116,7 +120,7 @@ void attention_forward_tiled(const float* q, const float* k, const float* v, flo
             l[r] = l[r] * rescale + sum;
             m[r] = mx;
           }
-          matmul(S.data(), vn + j0 * Dv, O, rows, Dv, cols, false, false, 1.0f, 1.0f);
+          matmul(S, vn + j0 * Dv, O, rows, Dv, cols, false, false, 1.0f, 1.0f);
         }
         for (int64_t r = 0; r < rows; ++r) {  // normalise; a row with no key gives y = 0
           const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
@@ -137,9 +141,12 @@ void attention_backward_tiled(const float* dy, const float* q, const float* k, c
   const auto [N, Tq, Tk, Dk, Dv] = s;
   const int64_t per_mask = mask.additive ? N / mask.additive_sets : 1;
 
+  ThreadScratch scratch(2 * kQueryBlock * kKeyBlock + Tq);  // P, dP, delta per thread
 #pragma omp parallel
   {
-    std::vector<float> P(kQueryBlock * kKeyBlock), dP(kQueryBlock * kKeyBlock), delta(Tq);
+    float* P = scratch.mine();
+    float* dP = P + kQueryBlock * kKeyBlock;
+    float* delta = dP + kQueryBlock * kKeyBlock;
 #pragma omp for schedule(static)
     for (int64_t n = 0; n < N; ++n) {
       const float* qn = q + n * Tq * Dk;
@@ -166,10 +173,10 @@ void attention_backward_tiled(const float* dy, const float* q, const float* k, c
         const int64_t limit = key_limit(mask.causal, i0, rows, Tq, Tk);
         for (int64_t j0 = 0; j0 < limit; j0 += kKeyBlock) {
           const int64_t cols = std::min(kKeyBlock, limit - j0);
-          matmul(qn + i0 * Dk, kn + j0 * Dk, P.data(), rows, cols, Dk, false, true, scale);
-          mask_tile(P.data(), add, mask.causal, i0, rows, j0, cols, Tq, Tk);
+          matmul(qn + i0 * Dk, kn + j0 * Dk, P, rows, cols, Dk, false, true, scale);
+          mask_tile(P, add, mask.causal, i0, rows, j0, cols, Tq, Tk);
           for (int64_t r = 0; r < rows; ++r) {  // P = exp(S - lse), 0 where masked
-            float* p = P.data() + r * cols;
+            float* p = P + r * cols;
             const float L = lsen[i0 + r];
             if (L == kNegInf) {
               std::fill(p, p + cols, 0.0f);
@@ -179,18 +186,18 @@ void attention_backward_tiled(const float* dy, const float* q, const float* k, c
             for (int64_t c = 0; c < cols; ++c) p[c] = exp_simd(p[c] - L);
           }
           // dv[j0.., :] += P^T dy[i0.., :]
-          matmul(P.data(), dyn + i0 * Dv, dvn + j0 * Dv, cols, Dv, rows, true, false, 1.0f, 1.0f);
+          matmul(P, dyn + i0 * Dv, dvn + j0 * Dv, cols, Dv, rows, true, false, 1.0f, 1.0f);
           // dP = dy[i0.., :] v[j0.., :]^T, then dS = P * (dP - delta) in place
-          matmul(dyn + i0 * Dv, vn + j0 * Dv, dP.data(), rows, cols, Dv, false, true);
+          matmul(dyn + i0 * Dv, vn + j0 * Dv, dP, rows, cols, Dv, false, true);
           for (int64_t r = 0; r < rows; ++r) {
-            float* d = dP.data() + r * cols;
-            const float* p = P.data() + r * cols;
+            float* d = dP + r * cols;
+            const float* p = P + r * cols;
             const float dl = delta[i0 + r];
 #pragma omp simd
             for (int64_t c = 0; c < cols; ++c) d[c] = p[c] * (d[c] - dl);
           }
-          matmul(dP.data(), kn + j0 * Dk, dqn + i0 * Dk, rows, Dk, cols, false, false, scale, 1.0f);
-          matmul(dP.data(), qn + i0 * Dk, dkn + j0 * Dk, cols, Dk, rows, true, false, scale, 1.0f);
+          matmul(dP, kn + j0 * Dk, dqn + i0 * Dk, rows, Dk, cols, false, false, scale, 1.0f);
+          matmul(dP, qn + i0 * Dk, dkn + j0 * Dk, cols, Dk, rows, true, false, scale, 1.0f);
         }
       }
     }

@@ -27,9 +27,11 @@ namespace tinylm::ops {
 namespace {
 
 // BLAS takes int dimensions (blasint); refuse what would silently overflow.
+// (The message is built only on failure: a matmul allocates nothing.)
 blasint blas_dim(int64_t n, const char* what) {
-  require(n >= 0 && n <= INT_MAX, std::string("matmul: dimension ") + what + " = " +
-                                      std::to_string(n) + " is out of range for BLAS");
+  if (n < 0 || n > INT_MAX)
+    throw InputError(std::string("matmul: dimension ") + what + " = " + std::to_string(n) +
+                     " is out of range for BLAS");
   return static_cast<blasint>(n);
 }
 
@@ -96,7 +98,7 @@ void linear_forward(const float* x, const float* W, const float* b, float* y, in
 
 void linear_backward(const float* dy, const float* x, const float* W, float* dx, float* dW,
                      float* db, int64_t N, int64_t C, int64_t OC) {
-  if (dx) matmul(dy, W, dx, N, C, OC);                               // [N,OC] @ [OC,C]
+  if (dx) matmul(dy, W, dx, N, C, OC);                                       // [N,OC] @ [OC,C]
   if (dW) matmul(dy, x, dW, OC, C, N, /*trans_a=*/true, false, 1.0f, 1.0f);  // [OC,N] @ [N,C]
   if (db) add_column_sums(dy, db, N, OC);
 }

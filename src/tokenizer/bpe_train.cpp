@@ -14,6 +14,7 @@
 #include "tokenizer/bpe_vocab.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/parallel_errors.h"
 #include "util/utf8.h"
 
 namespace tinylm {
@@ -62,13 +63,17 @@ PieceCounts count_pieces(std::string_view corpus, int threads, Pretokenizer pret
   const int n = static_cast<int>(chunks.size());
   std::vector<PieceCounts> partial(n);
   std::vector<int64_t> pieces(n, 0);
+  ParallelErrors errors;  // nothing may throw out of the region (a map insert allocates)
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
   for (int c = 0; c < n; ++c) {
-    split_pieces(pretokenizer, chunks[c], [&](std::string_view piece) {
-      ++partial[c][piece];
-      ++pieces[c];
+    errors.run([&] {
+      split_pieces(pretokenizer, chunks[c], [&](std::string_view piece) {
+        ++partial[c][piece];
+        ++pieces[c];
+      });
     });
   }
+  errors.rethrow();
   PieceCounts total;
   *n_pieces = 0;
   for (int c = 0; c < n; ++c) {
@@ -344,7 +349,8 @@ BpeTrainResult train_bpe(std::string_view corpus, const BpeTrainOptions& options
           "bpe-train: corpus: invalid UTF-8 at byte " + std::to_string(bad));
 
   BpeTrainResult result;
-  const PieceCounts counts = count_pieces(corpus, options.threads, options.pretokenizer, &result.n_pieces);
+  const PieceCounts counts =
+      count_pieces(corpus, options.threads, options.pretokenizer, &result.n_pieces);
   require(!counts.empty(), "bpe-train: the corpus has no text besides <|endoftext|>");
   result.n_distinct = static_cast<int64_t>(counts.size());
 

@@ -6,6 +6,7 @@
 #include "tensor/threads.h"
 #include "train/base_model.h"
 #include "train/checkpoint.h"
+#include "train/count_limits.h"
 #include "train/resume_check.h"
 #include "util/error.h"
 #include "util/system_memory.h"
@@ -94,8 +95,11 @@ LmRunPlan plan_lm_run(const TrainConfig& config, const TrainOptions& options) {
   plan.data = std::make_unique<TrainingData>(c, tokenizer.is_null() ? nullptr : &tokenizer);
   resolve_vocabulary(c, *plan.data);
   c.model.validate();
-  if (c.data.epochs > 0)
+  if (c.data.epochs > 0) {
     c.train.max_steps = plan.data->steps_for_epochs(c.data.epochs, c.train.grad_accum);
+    require_at_most("the steps of data.epochs = " + std::to_string(c.data.epochs),
+                    c.train.max_steps, kMaxStepCount);
+  }
   check_before_step_one(c, *plan.data);
   return plan;
 }

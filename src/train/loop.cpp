@@ -36,7 +36,8 @@ class Loop {
   int run();
 
  private:
-  bool train_step();  // false: the loss is not finite
+  enum class StepEnd { Done, NonFinite, Interrupted };
+  StepEnd train_step();
   void log_step(double loss, double lr, double grad_norm, const std::vector<double>& norms);
   bool evaluate(int64_t step);  // false: best.safetensors could not be written
   void stop_message(const std::string& what);
@@ -49,14 +50,22 @@ class Loop {
   Window window_;
 };
 
-bool Loop::train_step() {
+Loop::StepEnd Loop::train_step() {
   const int64_t step = session_.step;
   const double lr = s_.schedule.at(step);
   session_.zero_grad();
+  const Rng batches_before = session_.batch_rng, dropout_before = session_.dropout_rng;
   const nn::Context ctx{true, &session_.dropout_rng};
   const float scale = 1.0f / static_cast<float>(s_.micro_batches);
   double loss = 0;
   for (int64_t micro = 0; micro < s_.micro_batches; ++micro) {
+    if (micro > 0 && interrupt_requested()) {
+      // Ctrl-C inside a long step: the step is dropped (generators as at its start), so
+      // the checkpoint written next is the state after the last whole step.
+      session_.batch_rng = batches_before;
+      session_.dropout_rng = dropout_before;
+      return StepEnd::Interrupted;
+    }
     const MicroStep m = task_.train_micro(step, micro, scale, ctx);
     loss += m.loss / static_cast<double>(s_.micro_batches);
     window_.tokens += m.tokens;
@@ -64,7 +73,7 @@ bool Loop::train_step() {
   if (!std::isfinite(loss)) {
     stop_message(std::string("the loss became ") + (std::isnan(loss) ? "NaN" : "infinite") +
                  " at step " + std::to_string(step + 1) + "; stopping.");
-    return false;
+    return StepEnd::NonFinite;
   }
   const bool logged = (step + 1) % s_.log_interval == 0 || step + 1 == s_.total_steps;
   const std::vector<double> norms = logged && s_.layer_norms > 0
@@ -76,7 +85,7 @@ bool Loop::train_step() {
   ++session_.step;
   ++window_.steps;
   if (logged) log_step(loss, lr, grad_norm, norms);
-  return true;
+  return StepEnd::Done;
 }
 
 void Loop::log_step(double loss, double lr, double grad_norm, const std::vector<double>& norms) {
@@ -128,11 +137,14 @@ int Loop::run() {
   if (s_.evaluate_first && !session_.resumed()) evaluate(0);
   window_ = Window{};
   while (session_.step < s_.total_steps) {
-    if (!train_step()) return 1;
+    const StepEnd end = train_step();
+    if (end == StepEnd::NonFinite) return 1;
+    const bool dropped = end == StepEnd::Interrupted;
     const int64_t step = session_.step;
     bool saved_ok = true;
-    if (step % s_.eval_interval == 0 || step == s_.total_steps) saved_ok = evaluate(step);
-    if (saved_ok) task_.after_step(step);
+    if (!dropped && (step % s_.eval_interval == 0 || step == s_.total_steps))
+      saved_ok = evaluate(step);
+    if (saved_ok && !dropped) task_.after_step(step);
     const bool interrupted = interrupt_requested();
     const bool stop_here = s_.stop_after >= 0 && step >= s_.stop_after;
     if (saved_ok && (step % s_.checkpoint_interval == 0 || step == s_.total_steps || interrupted ||

@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
+#include "train/count_limits.h"
 #include "train/section_reader.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -165,6 +167,19 @@ void TrainConfig::validate() const {
   require(t.log_interval > 0, "train.log_interval must be positive");
   require(t.checkpoint_interval > 0, "train.checkpoint_interval must be positive");
   require(t.threads >= 0, "train.threads must be >= 0 (0: all cores)");
+  for (const auto& [name, v, limit] :
+       {std::tuple<const char*, int64_t, int64_t>{"train.max_steps", t.max_steps, kMaxStepCount},
+        {"train.warmup_steps", t.warmup_steps, kMaxStepCount},
+        {"train.lr_decay_steps", t.lr_decay_steps, kMaxStepCount},
+        {"train.eval_interval", t.eval_interval, kMaxStepCount},
+        {"train.log_interval", t.log_interval, kMaxStepCount},
+        {"train.checkpoint_interval", t.checkpoint_interval, kMaxStepCount},
+        {"train.batch_size", t.batch_size, kMaxBatchSize},
+        {"train.grad_accum", t.grad_accum, kMaxGradAccum},
+        {"train.eval_iters", t.eval_iters, kMaxEvalBatches},
+        {"train.threads", t.threads, kMaxThreads},
+        {"data.epochs", data.epochs, kMaxEpochs}})
+    require_at_most(name, v, limit);
   require(t.trainable == "all" || t.trainable == "lora",
           "train.trainable: unknown '" + t.trainable + "' (all, lora)");
   if (t.trainable == "lora")  // the targets are checked against the model when it is built

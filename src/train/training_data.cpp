@@ -10,6 +10,7 @@
 #include "data/sampler.h"
 #include "data/split.h"
 #include "tokenizer/load.h"
+#include "util/checked_math.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -90,7 +91,9 @@ void TrainingData::make_windows(const TrainConfig& config) {
 
 int64_t TrainingData::steps_for_epochs(int64_t epochs, int64_t grad_accum) const {
   if (!sliding_ || epochs <= 0) return 0;
-  return (epochs * sliding_->batches_per_epoch() + grad_accum - 1) / grad_accum;
+  const int64_t batches =
+      checked_mul(epochs, sliding_->batches_per_epoch(), "data.epochs x batches per epoch");
+  return batches / grad_accum + (batches % grad_accum != 0);
 }
 
 Batch TrainingData::train_batch(int64_t B, int64_t T, Rng& rng, int64_t index) const {

@@ -54,6 +54,34 @@ TEST(FinetuneChecks, SizesFloatsAndTheOtherTasksSettingsAreCheckedUpFront) {
   fs::remove_all(tmp);
 }
 
+// Items 7 and 8: every count has an upper bound, checked up front; step counts never
+// overflow.
+TEST(FinetuneChecks, CountsHaveUpperBoundsAndStepCountsDoNotOverflow) {
+  const std::string tmp = fresh_dir("ft-checks-counts");
+  const std::string instr = write_instruction_file(tmp + "/data.json", 14);
+  const std::string instruct = "finetune --task instruct --base gpt2-124m --quiet --data " + instr +
+                               " --config " + write_settings(tmp, tiny_instruct_settings());
+  const std::string out = tmp + "/run";
+  expect_refused(instruct + " --set finetune.max_new_tokens=100000000", out,
+                 "finetune.max_new_tokens");
+  expect_refused(instruct + " --set finetune.epochs=838488366986797801 --set finetune.max_steps=-1",
+                 out, "finetune.epochs");
+  expect_refused(instruct + " --set finetune.eval_batches=9223372036854775807", out,
+                 "finetune.eval_batches");
+  write_file_atomic(tmp + "/corpus.txt", "hello world, hello tinylm. hello again and again. ");
+  const std::string cfg = tmp + "/train.json";
+  write_file_atomic(cfg, R"({"model": {"n_layer": 1, "n_head": 2, "d_model": 16, "block_size": 8},
+    "data": {"path": ")" + tmp +
+                             R"(/corpus.txt"}, "train": {"max_steps": 2, "batch_size": 2}})");
+  const std::string train = "train --quiet --config " + cfg;
+  for (const char* s : {"train.grad_accum=1000000000", "train.grad_accum=9223372036854775807",
+                        "train.eval_iters=1000000000", "train.max_steps=9223372036854775807"})
+    expect_refused(train + " --set " + s, out, std::string(s).substr(0, std::string(s).find('=')));
+  expect_refused(train + " --set data.windows=sliding --set data.epochs=838488366986797801", out,
+                 "data.epochs");
+  fs::remove_all(tmp);
+}
+
 // Item 12: a temperature that is 0 as a float is refused before step 1.
 TEST(FinetuneChecks, ATemperatureThatUnderflowsIsRefusedBeforeTraining) {
   const std::string tmp = fresh_dir("ft-checks-temp");

@@ -12,6 +12,7 @@
 
 #include "tokenizer/char_tokenizer.h"
 #include "train/checkpoint.h"
+#include "train/interrupt.h"
 #include "util/files.h"
 
 namespace tinylm {
@@ -29,7 +30,8 @@ std::string fresh_dir(const std::string& name) {
 class SquareTask : public TrainingTask {
  public:
   SquareTask(Parameter& w, int64_t nan_at) : w_(w), nan_at_(nan_at) {}
-  MicroStep train_micro(int64_t step, int64_t, float scale, const nn::Context&) override {
+  MicroStep train_micro(int64_t step, int64_t micro, float scale, const nn::Context&) override {
+    if (step == interrupt_at_step && micro == 1) request_interrupt();  // as if Ctrl-C came now
     const float diff = w_.value[0] - 3.0f;
     w_.grad[0] += step >= nan_at_ ? std::numeric_limits<float>::quiet_NaN() : 2 * diff * scale;
     ++micro_batches;
@@ -42,6 +44,7 @@ class SquareTask : public TrainingTask {
     return e;
   }
   int64_t micro_batches = 0;
+  int64_t interrupt_at_step = -1;
 
  private:
   Parameter& w_;
@@ -103,6 +106,23 @@ TEST(TrainingLoop, ANanStopsTheRunWithoutWritingACheckpoint) {
   load_checkpoint(dir + "/last.safetensors", {{"w", &loaded}}, &opt);
   EXPECT_TRUE(std::isfinite(loaded.value[0]));
   EXPECT_TRUE(first_non_finite({{"w", &loaded}}, opt).empty());
+  fs::remove_all(dir);
+}
+
+// Ctrl-C inside a step of many micro-batches is honoured at the next micro-batch: the
+// step in progress is dropped and the checkpoint holds the last whole step.
+TEST(TrainingLoop, AnInterruptInsideALongStepStopsAtTheNextMicroBatch) {
+  const std::string dir = fresh_dir("interrupt");
+  SquareRun run(dir);
+  SquareTask task(run.w, 1000);
+  task.interrupt_at_step = 3;  // the fourth step
+  LoopSettings s = settings(20);
+  s.micro_batches = 1000;
+  s.checkpoint_interval = 100;
+  EXPECT_EQ(run_training_loop(task, *run.session, s), 130);
+  EXPECT_EQ(task.micro_batches, 3 * 1000 + 2);  // three whole steps, then two micro-batches
+  EXPECT_EQ(run.session->step, 3);
+  EXPECT_EQ(read_checkpoint_state(dir + "/last.safetensors").step, 3);
   fs::remove_all(dir);
 }
 

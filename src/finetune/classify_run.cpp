@@ -18,10 +18,10 @@ std::unique_ptr<SequenceClassifier> build_classifier(const FinetuneConfig& confi
                                                      const nlohmann::json& run_info,
                                                      uint64_t seed) {
   require(run_info.contains("model") && run_info.contains("labels") && run_info.contains("pad_id"),
-          "the run's config.json has no run.model / run.labels / run.pad_id");
+          "tinylm.config has no run.model / run.labels / run.pad_id");
   auto body = std::make_unique<GPT>(GPTConfig::from_json(run_info["model"], "run.model."));
   ClassifierConfig cc;
-  const JsonField info(run_info, "the run's config.json", "run");  // checked, named reads
+  const JsonField info(run_info, "tinylm.config", "run");  // checked, named reads
   cc.labels = info["labels"].strings();
   cc.num_labels = static_cast<int64_t>(cc.labels.size());
   cc.head_bias = config.finetune.head_bias;
@@ -42,6 +42,10 @@ ClassifyRun load_classify_run(const std::string& dir, const std::string& verb) {
   require_finetune_run(dir, "classify", verb);
   const std::string path = checkpoint_path(dir);
   const CheckpointState state = read_checkpoint_state(path);
+  return naming_checkpoint(path, [&] { return read_classify_run(state, path); });
+}
+
+ClassifyRun read_classify_run(const CheckpointState& state, const std::string& path) {
   ClassifyRun run;
   run.config = FinetuneConfig::from_saved(state.config, path);
   require(state.config.contains("run"), path + ": no run information in the checkpoint");

@@ -12,6 +12,7 @@
 #include "finetune/classifier.h"
 #include "finetune/finetune_config.h"
 #include "tokenizer/tokenizer.h"
+#include "train/checkpoint.h"
 
 namespace tinylm::finetune {
 
@@ -33,7 +34,10 @@ struct ClassifyRun {
 
 // RUN/last.safetensors with its config and tokenizer. InputError if RUN is not a
 // finetune run of task classify (an instruct run names `tinylm respond`).
+// Every InputError names the checkpoint.
 ClassifyRun load_classify_run(const std::string& dir, const std::string& verb);
+// The same from a checkpoint's state already read (path names it in messages).
+ClassifyRun read_classify_run(const CheckpointState& state, const std::string& path);
 
 struct Accuracy {
   int64_t correct = 0, total = 0;

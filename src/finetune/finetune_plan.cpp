@@ -1,5 +1,6 @@
 #include "finetune/finetune_plan.h"
 
+#include "finetune/run_folder.h"
 #include "report/memory.h"
 #include "tensor/threads.h"
 #include "tokenizer/load.h"
@@ -20,7 +21,8 @@ namespace {
 void plan_resume(FinetunePlan& plan) {
   const std::string& path = plan.folder.resume_from;
   const CheckpointState state = read_checkpoint_state(path);
-  const FinetuneConfig saved = FinetuneConfig::from_saved(state.config, path);
+  const FinetuneConfig saved =
+      naming_checkpoint(path, [&] { return FinetuneConfig::from_saved(state.config, path); });
   FinetuneConfig& c = plan.config;
   if (c.base.empty()) c.base = saved.base;
   check_resume_settings(saved.to_json(), c.to_json(),
@@ -28,10 +30,14 @@ void plan_resume(FinetunePlan& plan) {
                          "finetune.checkpoint_interval", "finetune.threads",
                          "finetune.max_new_tokens", "finetune.write_responses"},
                         path);
-  const JsonField run(state.config, path, "tinylm.config");  // checked, named reads
-  plan.model_config = GPTConfig::from_json(run["run"]["model"].raw(), "run.model.");
-  plan.base_kind = run["run"]["base_kind"].string();
-  plan.tokenizer = tokenizer_from_json(state.tokenizer);
+  naming_checkpoint(path, [&] {
+    const JsonField run(state.config, path, "tinylm.config");  // checked, named reads
+    plan.model_config = GPTConfig::from_json(run["run"]["model"].raw(), "run.model.");
+    plan.model_config.validate();
+    plan.base_kind = run["run"]["base_kind"].string();
+    plan.tokenizer = tokenizer_from_json(state.tokenizer);
+    return 0;
+  });
 }
 
 }  // namespace

@@ -15,6 +15,10 @@ InstructRun load_instruct_run(const std::string& dir, const std::string& verb) {
   require_finetune_run(dir, "instruct", verb);
   const std::string path = checkpoint_path(dir);
   const CheckpointState state = read_checkpoint_state(path);
+  return naming_checkpoint(path, [&] { return read_instruct_run(state, path); });
+}
+
+InstructRun read_instruct_run(const CheckpointState& state, const std::string& path) {
   InstructRun run;
   run.config = FinetuneConfig::from_saved(state.config, path);
   require(state.config.contains("run") && state.config["run"].contains("model"),

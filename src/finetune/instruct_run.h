@@ -11,6 +11,7 @@
 #include "lora/lora.h"
 #include "model/gpt.h"
 #include "tokenizer/tokenizer.h"
+#include "train/checkpoint.h"
 
 namespace tinylm::finetune {
 
@@ -24,7 +25,10 @@ struct InstructRun {
 
 // RUN/last.safetensors with the config and tokenizer in it. InputError if RUN is not a
 // finetune run of task instruct (a classify run names `tinylm classify`).
+// Every InputError names the checkpoint.
 InstructRun load_instruct_run(const std::string& dir, const std::string& verb);
+// The same from a checkpoint's state already read (path names it in messages).
+InstructRun read_instruct_run(const CheckpointState& state, const std::string& path);
 
 // The collate settings of a run: pad = <|endoftext|>, mask_prompt, cut at
 // min(allowed_max_length, block_size) (0 = block_size).

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "finetune/finetune_config.h"
+#include "util/error.h"
 
 namespace tinylm::finetune {
 
@@ -30,5 +31,17 @@ void require_finetune_run(const std::string& dir, const std::string& task, const
 
 // The saved config JSON of a run: FinetuneConfig::to_json() plus "run": run_info.
 nlohmann::json saved_config(const FinetuneConfig& config, const nlohmann::json& run_info);
+
+// Runs `read` (building a run's model from its checkpoint's config); an InputError that
+// does not name `path` yet is rethrown naming it ("RUN/last.safetensors: ...").
+template <class F>
+auto naming_checkpoint(const std::string& path, F&& read) {
+  try {
+    return read();
+  } catch (const InputError& e) {
+    if (std::string(e.what()).rfind(path, 0) == 0) throw;
+    throw InputError(path + ": " + e.what());
+  }
+}
 
 }  // namespace tinylm::finetune

@@ -8,6 +8,7 @@
 
 #include "cli/cli_test_util.h"
 #include "finetune/finetune_test_util.h"
+#include "io/safetensors.h"
 #include "util/files.h"
 
 namespace tinylm::testing {
@@ -124,6 +125,37 @@ TEST(FinetuneChecks, AnAllPaddingTextUnderMeanPoolingIsRefusedByLine) {
                      write_settings(tmp, tiny_classify_settings()) +
                      " --set finetune.pooling=mean --set finetune.train_fraction=0.5",
                  tmp + "/run", spam + ":31");
+  fs::remove_all(tmp);
+}
+
+// Item 10: a fine-tuning checkpoint's metadata is read through the checked accessor:
+// a wrong type, a negative length, a pad id past int32 or a model too large for memory
+// exits 2 naming the checkpoint and the field, in every verb that opens the run.
+TEST(FinetuneChecks, CheckpointMetadataIsCheckedAndNamed) {
+  const std::string tmp = fresh_dir("ft-checks-meta");
+  const std::string spam = write_spam_file(tmp + "/spam.tsv", 30);
+  const std::string run = tmp + "/run";
+  ASSERT_EQ(
+      run_tinylm("finetune --task classify --base gpt2-124m --quiet --data " + spam + " --out " +
+                 run + " --config " + write_settings(tmp, tiny_classify_settings()) +
+                 " --set finetune.max_steps=1")
+          .code,
+      0);
+  const std::string path = run + "/last.safetensors";
+  const SafeTensors f = load_safetensors(path);
+  std::vector<std::pair<std::string, SafeTensorEntry>> entries;
+  for (const auto& name : f.names) entries.emplace_back(name, f.get(name));
+  const std::vector<std::pair<std::string, nlohmann::json>> cases = {
+      {"labels", "ham"}, {"max_length", -5}, {"pad_id", 1000000000000}, {"labels", {"a"}}};
+  for (const auto& [field, value] : cases) {
+    nlohmann::json config = nlohmann::json::parse(f.metadata.at("tinylm.config"));
+    config["run"][field] = value;
+    std::map<std::string, std::string> meta = f.metadata;
+    meta["tinylm.config"] = config.dump();
+    save_safetensor_entries(path, entries, meta);
+    for (const std::string verb : {"classify --text hello --run ", "eval --run "})
+      expect_exit(2, verb + run, path);
+  }
   fs::remove_all(tmp);
 }
 

@@ -1,9 +1,11 @@
 // tinylm report --run RUN_DIR: (re)writes RUN_DIR/report.html from the run's checkpoint
-// and log, as the trainer does after each evaluation (train/run_report.h); for runs made
-// before the report existed, or to refresh the samples with another seed.
+// and log, as the trainer does after each evaluation (train/run_report.h; a fine-tuning
+// run's: finetune/finetune_report.h); for runs made before the report existed, or to
+// refresh the samples with another seed.
 #include <cstdio>
 
 #include "cli/cli_util.h"
+#include "finetune/finetune_report.h"
 #include "report/text_table.h"
 #include "train/model_source.h"
 #include "train/run_model.h"
@@ -27,10 +29,11 @@ int run_report(int argc, char** argv) {
   app.add_option("--seed", seed, "seed for the sample")->capture_default_str()->check(kSeed);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   require(file_exists(run + "/config.json"), run + ": not a run folder (no config.json)");
-  if (const std::string task = finetune_task_of(run); !task.empty())
-    throw InputError("--run " + run + " is a " + task +
-                     " fine-tuning run: tinylm finetune writes its report.html at every "
-                     "evaluation; tinylm report rewrites the report of a tinylm train run");
+  if (!finetune_task_of(run).empty()) {  // a classify or instruct run
+    finetune::rewrite_finetune_report(run);
+    std::printf("wrote %s/report.html\n", run.c_str());
+    return 0;
+  }
 
   LoadedRun loaded = load_run(run);
   const nlohmann::json tokenizer_json = loaded.tokenizer->to_json();

@@ -8,6 +8,7 @@
 #include "finetune/classify_run.h"
 #include "finetune/epoch_task.h"
 #include "finetune/finetune_plan.h"
+#include "finetune/finetune_report.h"
 #include "finetune/hf_classifier.h"
 #include "finetune/pooling.h"
 #include "finetune/run_folder.h"
@@ -95,14 +96,6 @@ ClassificationOptions data_options(const FinetuneSettings& f, int64_t context_le
   return o;
 }
 
-// "ham (747), spam (747)"
-std::string labels_text(const ClassificationData& data) {
-  std::string text;
-  for (size_t i = 0; i < data.labels.size(); ++i)
-    text += (i ? ", " : "") + data.labels[i] + " (" + std::to_string(data.class_counts[i]) + ")";
-  return text;
-}
-
 void print_header(const FinetuneConfig& c, const ClassificationData& data,
                   const ParameterCounts& counts, const std::string& base_kind, int64_t total,
                   const RunSession& session) {
@@ -117,7 +110,7 @@ void print_header(const FinetuneConfig& c, const ClassificationData& data,
   std::printf(
       "data: %s; labels %s; %lld / %lld / %lld train / val / test, %lld tokens each; "
       "%lld steps (%lld epochs of %lld)%s\n",
-      c.data.c_str(), labels_text(data).c_str(), static_cast<long long>(data.train.size()),
+      c.data.c_str(), labels_summary(data).c_str(), static_cast<long long>(data.train.size()),
       static_cast<long long>(data.val.size()), static_cast<long long>(data.test.size()),
       static_cast<long long>(data.max_length), static_cast<long long>(total),
       static_cast<long long>(f.epochs),
@@ -140,14 +133,10 @@ class ClassifyTask : public EpochTask {
         tok_(tok),
         config_text_(std::move(config_text)),
         quiet_(quiet) {
-    report_config_.model = model.body().config();
-    report_config_.data.path = c.data;
-    report_config_.train.max_steps = total_steps(c.finetune, data.train.size());
-    report_config_.train.batch_size = c.finetune.batch_size;
-    report_input_.assign(
-        data.train.ids.begin(),
-        data.train.ids.begin() +
-            std::min<int64_t>({32, data.max_length, report_config_.model.block_size}));
+    report_config_ =
+        report_config(c, model.body().config(), total_steps(c.finetune, data.train.size()));
+    report_input_ =
+        report_input(data.train.ids.data(), data.max_length, model.body().config().block_size);
   }
 
   std::vector<std::pair<std::string, std::string>> summary;  // report.html's table
@@ -303,7 +292,7 @@ int finetune_classify(const FinetuneConfig& config, const FinetuneOptions& optio
 
   const nlohmann::json before = accuracy_before(*model, data, session, f.batch_size, options.quiet);
   ClassifyTask task(*model, data, c, session, tok, saved.dump(2), options.quiet);
-  task.summary = {{"task", "classify: " + labels_text(data)},
+  task.summary = {{"task", "classify: " + labels_summary(data)},
                   {"trainable", TrainableSet::parse(f.trainable).to_string() + ": " +
                                     report::with_commas(counts.trainable) + " trainable, " +
                                     report::with_commas(counts.frozen) + " frozen"},

@@ -9,6 +9,7 @@
 #include "data/instruction_data.h"
 #include "finetune/epoch_task.h"
 #include "finetune/finetune_plan.h"
+#include "finetune/finetune_report.h"
 #include "finetune/instruct_run.h"
 #include "finetune/lm_trainable.h"
 #include "finetune/respond.h"
@@ -68,14 +69,10 @@ class InstructTask : public EpochTask {
         tok_(tok),
         lora_(lora),
         config_text_(std::move(config_text)) {
-    report_config_.model = model.config();
-    report_config_.data.path = c.data;
-    report_config_.train.max_steps = total_steps(c.finetune, data.train.size());
-    report_config_.train.batch_size = c.finetune.batch_size;
+    report_config_ = report_config(c, model.config(), total_steps(c.finetune, data.train.size()));
     const std::vector<int32_t>& first = data.train.encoded[0].ids;
-    report_input_.assign(first.begin(),
-                         first.begin() + std::min<int64_t>({32, model.config().block_size,
-                                                            static_cast<int64_t>(first.size())}));
+    report_input_ =
+        report_input(first.data(), static_cast<int64_t>(first.size()), model.config().block_size);
   }
 
   void write_report(int64_t step, std::vector<std::pair<std::string, std::string>> extra) {

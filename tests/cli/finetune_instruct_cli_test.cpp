@@ -45,6 +45,12 @@ TEST(FinetuneInstructCli, TrainsRespondsAndEvaluates) {
   EXPECT_NE(eval.output.find("val loss"), std::string::npos) << eval.output;
   EXPECT_NE(eval.output.find("test loss"), std::string::npos) << eval.output;
 
+  // report rewrites the run's page from the run folder (issue 21 item 17).
+  fs::remove(run + "/report.html");
+  const RunResult report = run_tinylm("report --run " + run);
+  EXPECT_EQ(report.code, 0) << report.output;
+  EXPECT_NE(read_file(run + "/report.html").find("greedy"), std::string::npos);
+
   // The same command again: the finished run is not overwritten.
   const std::string before = read_file(run + "/last.safetensors");
   const RunResult again = run_tinylm("finetune --task instruct --base gpt2-124m --data " + data +

@@ -59,6 +59,9 @@ TEST(RunReaders, ReportSampleAndEvalWhileATrainingWritesNeverBreakIt) {
       EXPECT_EQ(eval.code, 0) << eval.output;
       const RunResult plot = run_tinylm("plot --run " + run + " --out " + dir + "/loss.svg");
       EXPECT_EQ(plot.code, 0) << plot.output;
+      const RunResult attention = run_tinylm("attention --run " + run + " --text 'I had' --out " +
+                                             dir + "/attention.svg");
+      EXPECT_EQ(attention.code, 0) << attention.output;
     }
     ++readers;
     done = ::waitpid(pid, &status, WNOHANG) == pid;

@@ -38,13 +38,8 @@ int eval_finetune_run(OpenedModel& loaded, const std::string& data_override) {
   }
   if (config.task == "classify") {
     finetune::SequenceClassifier& model = *loaded.classifier;
-    ClassificationOptions o;
-    o.format = {f.format, f.label_column, f.text_column, f.header};
+    ClassificationOptions o = finetune::classify_data_options(f);
     o.labels = model.config().labels;
-    o.balance = f.balance;
-    o.train_fraction = f.train_fraction;
-    o.val_fraction = f.val_fraction;
-    o.seed = f.seed;
     o.max_length = loaded.max_length;  // the length the run was trained at
     o.pad_id = loaded.pad_id;
     const ClassificationData data = load_classification_data(path, *loaded.tokenizer, o);

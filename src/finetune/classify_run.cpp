@@ -38,6 +38,18 @@ std::unique_ptr<SequenceClassifier> build_classifier(const FinetuneConfig& confi
   return model;
 }
 
+ClassificationOptions classify_data_options(const FinetuneSettings& f) {
+  ClassificationOptions o;
+  o.format = {f.format, f.label_column, f.text_column, f.header};
+  o.labels = f.labels;
+  o.balance = f.balance;
+  o.train_fraction = f.train_fraction;
+  o.val_fraction = f.val_fraction;
+  o.seed = f.seed;
+  o.max_length = f.max_length;
+  return o;
+}
+
 ClassifyRun load_classify_run(const std::string& dir, const std::string& verb) {
   require_finetune_run(dir, "classify", verb);
   const std::string path = checkpoint_path(dir);

@@ -16,6 +16,11 @@
 
 namespace tinylm::finetune {
 
+// The data options of classify settings: format, columns, labels, balance, split, seed
+// and padded length as `f` gives them (a saved run then sets the labels, length and pad
+// id it learnt; a new run its context length).
+ClassificationOptions classify_data_options(const FinetuneSettings& f);
+
 // The classifier of a run: the GPT body (config.json's run.model), the head and, for
 // trainable "lora", the adapters, as the run built them; no weights loaded.
 // run_info: {"model": GPTConfig, "labels": [...], "pad_id", "max_length"}.

@@ -27,12 +27,6 @@ namespace tinylm::finetune {
 
 namespace {
 
-std::string percent(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f%%", 100.0 * v);
-  return buf;
-}
-
 std::string fixed4(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4f", v);
@@ -42,11 +36,7 @@ std::string fixed4(double v) {
 // An empty split (finetune.val_fraction 0, a tiny file) has no accuracy: it is said so,
 // and no number is logged for it.
 std::string percent_of(const Accuracy& a, const char* split) {
-  return a.total ? percent(a.value()) : std::string("(no ") + split + " split)";
-}
-std::string percent_field(const nlohmann::json& j, const char* split) {
-  if (j.contains(split)) return percent(j[split].get<double>());
-  return std::string("(no ") + (std::string(split) == "val" ? "validation" : split) + " split)";
+  return a.total ? percent_text(a.value()) : std::string("(no ") + split + " split)";
 }
 
 struct SplitAccuracies {
@@ -83,14 +73,7 @@ std::string confusion_text(const Accuracy& a, const std::vector<std::string>& la
 }
 
 ClassificationOptions data_options(const FinetuneSettings& f, int64_t context_length, bool quiet) {
-  ClassificationOptions o;
-  o.format = {f.format, f.label_column, f.text_column, f.header};
-  o.labels = f.labels;
-  o.balance = f.balance;
-  o.train_fraction = f.train_fraction;
-  o.val_fraction = f.val_fraction;
-  o.seed = f.seed;
-  o.max_length = f.max_length;
+  ClassificationOptions o = classify_data_options(f);
   o.context_length = context_length;
   o.quiet = quiet;
   return o;
@@ -171,7 +154,7 @@ class ClassifyTask : public EpochTask {
     session_.log().write(entry);
     if (!quiet_)
       std::printf("epoch %lld: train accuracy %s, val accuracy %s\n", static_cast<long long>(epoch),
-                  percent(tr.value()).c_str(), percent_of(va, "validation").c_str());
+                  percent_text(tr.value()).c_str(), percent_of(va, "validation").c_str());
     write_report(step);
   }
 
@@ -298,10 +281,7 @@ int finetune_classify(const FinetuneConfig& config, const FinetuneOptions& optio
                                     report::with_commas(counts.frozen) + " frozen"},
                   {"pooling", f.pooling}};
   if (!before.is_null())
-    task.summary.emplace_back("accuracy before (train / val / test)",
-                              percent_field(before, "train") + " / " +
-                                  percent_field(before, "val") + " / " +
-                                  percent_field(before, "test"));
+    task.summary.emplace_back("accuracy before (train / val / test)", accuracies_text(before));
   const int code = run_training_loop(
       task, session, finetune_loop_settings(f, total, options.quiet, options.stop_after));
   if (code == 0 && session.step >= total)

@@ -19,23 +19,6 @@ namespace tinylm::finetune {
 
 namespace {
 
-std::string percent(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f%%", 100.0 * v);
-  return buf;
-}
-
-// "train / val / test" of an accuracies object; a missing split is said so.
-std::string accuracies(const nlohmann::json& j) {
-  std::string text;
-  for (const char* split : {"train", "val", "test"}) {
-    if (!text.empty()) text += " / ";
-    text += j.contains(split) && j[split].is_number() ? percent(j[split].get<double>())
-                                                      : std::string("(no ") + split + " split)";
-  }
-  return text;
-}
-
 nlohmann::json json_or_null(const std::string& path) {
   return file_exists(path) ? read_json_file(path) : nlohmann::json();
 }
@@ -54,10 +37,10 @@ int64_t rewrite_classify_report(const std::string& dir) {
                         report::with_commas(counts.frozen) + " frozen"},
       {"pooling", f.pooling}};
   if (const auto before = json_or_null(dir + "/accuracy-before.json"); !before.is_null())
-    summary.emplace_back("accuracy before (train / val / test)", accuracies(before));
+    summary.emplace_back("accuracy before (train / val / test)", accuracies_text(before));
   if (const auto results = json_or_null(dir + "/results.json"); results.contains("accuracy_after"))
     summary.emplace_back("accuracy after (train / val / test)",
-                         accuracies(results["accuracy_after"]));
+                         accuracies_text(results["accuracy_after"]));
   write_run_report(
       run.model->body(), *run.tokenizer,
       report_config(run.config, body, total_steps(f, data.train.size())),
@@ -107,6 +90,22 @@ std::vector<int32_t> report_input(const int32_t* ids, int64_t n, int64_t block_s
   return std::vector<int32_t>(ids, ids + std::min<int64_t>({32, n, block_size}));
 }
 
+std::string percent_text(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f%%", 100.0 * fraction);
+  return buf;
+}
+
+std::string accuracies_text(const nlohmann::json& j) {
+  std::string text;
+  for (const char* split : {"train", "val", "test"}) {
+    if (!text.empty()) text += " / ";
+    text += j.contains(split) && j[split].is_number() ? percent_text(j[split].get<double>())
+                                                      : std::string("(no ") + split + " split)";
+  }
+  return text;
+}
+
 std::string labels_summary(const ClassificationData& data) {
   std::string text;
   for (size_t i = 0; i < data.labels.size(); ++i)
@@ -115,14 +114,8 @@ std::string labels_summary(const ClassificationData& data) {
 }
 
 ClassificationOptions run_data_options(const ClassifyRun& run) {
-  const FinetuneSettings& f = run.config.finetune;
-  ClassificationOptions o;
-  o.format = {f.format, f.label_column, f.text_column, f.header};
+  ClassificationOptions o = classify_data_options(run.config.finetune);
   o.labels = run.model->config().labels;
-  o.balance = f.balance;
-  o.train_fraction = f.train_fraction;
-  o.val_fraction = f.val_fraction;
-  o.seed = f.seed;
   o.max_length = run.max_length;  // the length the run was trained at
   o.pad_id = run.pad_id;
   return o;

@@ -4,6 +4,7 @@
 // (`tinylm report --run RUN` on a classify or instruct run).
 #pragma once
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,12 @@ TrainConfig report_config(const FinetuneConfig& c, const GPTConfig& model, int64
 // The input the report's attention maps look at: the first ids of the first training
 // example, at most 32 and at most the context.
 std::vector<int32_t> report_input(const int32_t* ids, int64_t n, int64_t block_size);
+
+// "97.50%"
+std::string percent_text(double fraction);
+
+// "97.50% / 95.00% / (no test split)": an accuracies object {"train", "val", "test"}.
+std::string accuracies_text(const nlohmann::json& accuracies);
 
 // "ham (747), spam (747)": the labels and how many examples each has.
 std::string labels_summary(const ClassificationData& data);

@@ -1,13 +1,12 @@
 // tinylm attention --example: the course's worked example of scaled dot-product
 // attention, printed step by step (Q K^T, S = Q K^T / sqrt(d_k), A = softmax(S), Y = A V),
-// without and with the causal mask.
+// without and with the causal mask (src/course/handout.h).
 // tinylm attention --run RUN_DIR | --model HF_DIR --text "..." --out FILE.svg: one
 // forward pass over the text, and every layer's and head's attention weights drawn as
 // a grid of heatmaps (rows = layers, columns = heads). --example --out FILE.svg draws
 // the worked example's A, unmasked beside causal.
 // tinylm attention --example journey: Raschka chapter 3's six-token example
 // (src/course/journey.h), every step from the scores to the causal renormalisation.
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -15,10 +14,10 @@
 
 #include "cli/cli_util.h"
 #include "cli/model_flags.h"
+#include "course/handout.h"
 #include "course/journey.h"
-#include "ops/attention.h"
-#include "ops/matmul.h"
 #include "report/attention_entropy.h"
+#include "report/attention_maps.h"
 #include "report/figures.h"
 #include "report/svg.h"
 #include "util/error.h"
@@ -26,42 +25,6 @@
 namespace tinylm::cli {
 
 namespace {
-
-void print_matrix(const char* name, const std::vector<float>& m, int rows, int cols) {
-  std::printf("%s =\n", name);
-  for (int r = 0; r < rows; ++r) {
-    std::printf("  [");
-    for (int c = 0; c < cols; ++c) std::printf("%s%8.4f", c ? " " : "", m[r * cols + c]);
-    std::printf(" ]\n");
-  }
-}
-
-// Prints the example's steps; returns A = softmax(S) [T, T].
-std::vector<float> worked_example(bool causal) {
-  // 3 tokens, d_k = d_v = 2.
-  const std::vector<float> Q = {1, 0, 0, 1, 1, 1}, K = {1, 0, 1, 1, 0, 1}, V = {1, 0, 0, 2, 3, 1};
-  const int T = 3, d = 2;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  std::vector<float> qk(T * T), s(T * T), att(T * T), y(T * d);
-  ops::matmul(Q.data(), K.data(), qk.data(), T, T, d, false, /*trans_b=*/true);
-  for (int i = 0; i < T * T; ++i) s[i] = qk[i] * scale;
-  ops::AttentionMask mask;
-  mask.causal = causal;
-  ops::attention_forward(Q.data(), K.data(), V.data(), y.data(), att.data(), {1, T, T, d, d}, scale,
-                         mask);
-  std::printf("\n--- %s ---\n", causal ? "causal mask (token t sees tokens 0..t)" : "no mask");
-  print_matrix("Q K^T", qk, T, T);
-  if (causal) {
-    for (int i = 0; i < T; ++i)
-      for (int j = i + 1; j < T; ++j) s[i * T + j] = -INFINITY;
-    print_matrix("S = Q K^T / sqrt(2), masked with -inf above the diagonal", s, T, T);
-  } else {
-    print_matrix("S = Q K^T / sqrt(2)", s, T, T);
-  }
-  print_matrix("A = softmax(S) (rows sum to 1)", att, T, T);
-  print_matrix("Y = A V", y, T, d);
-  return att;
-}
 
 // The attention of every layer for one forward pass over `text` (the last block_size
 // tokens of it), drawn as a heatmap grid.
@@ -75,15 +38,13 @@ std::string model_attention_svg(GPT& model, const Tokenizer& tokenizer, const st
                  ids.size(), block);
     ids.erase(ids.begin(), ids.end() - static_cast<std::ptrdiff_t>(block));
   }
-  const auto T = static_cast<int64_t>(ids.size());
-  model.forward(ids.data(), 1, T);
-  std::vector<Tensor> layers;
-  for (auto& block_l : model.h) layers.push_back(block_l.attn.attention());
+  const std::vector<Tensor> layers = report::attention_maps(model, ids);
   std::vector<std::string> labels;
   for (int32_t id : ids) labels.push_back(report::visible_token(tokenizer.decode({id})));
   std::fputs(report::render_attention_entropy(report::attention_entropy(layers)).c_str(), stdout);
   return report::attention_grid_svg(
-      layers, labels, "attention weights of " + source + " (" + std::to_string(T) + " tokens)");
+      layers, labels,
+      "attention weights of " + source + " (" + std::to_string(ids.size()) + " tokens)");
 }
 
 }  // namespace
@@ -123,16 +84,18 @@ int run_attention(int argc, char** argv) {
   }
   require(example_name == "handout",
           "--example: unknown example '" + example_name + "' (handout, journey)");
-  std::printf(
-      "Q = [[1,0],[0,1],[1,1]]   K = [[1,0],[1,1],[0,1]]   V = [[1,0],[0,2],[3,1]]   d_k = 2\n");
-  const std::vector<float> unmasked = worked_example(false), causal = worked_example(true);
+  const course::HandoutExample unmasked = course::handout_example(false),
+                               causal = course::handout_example(true);
+  std::fputs(course::format_handout_inputs().c_str(), stdout);
+  std::fputs(course::format_handout(unmasked).c_str(), stdout);
+  std::fputs(course::format_handout(causal).c_str(), stdout);
   if (!out.empty()) {
     report::HeatmapOptions opt;
     opt.title = "worked example: A = softmax(Q K^T / sqrt(2))";
     opt.scale_label = "attention weight";
-    svg::write_file(out,
-                    report::heatmap_grid_svg({{{"no mask", unmasked}, {"causal mask", causal}}},
-                                             {"token 0", "token 1", "token 2"}, opt));
+    svg::write_file(out, report::heatmap_grid_svg(
+                             {{{"no mask", unmasked.attention}, {"causal mask", causal.attention}}},
+                             {"token 0", "token 1", "token 2"}, opt));
   }
   return 0;
 }

@@ -2,37 +2,15 @@
 //   [--greedy] [--print-ids] ...: Hugging Face GPT-2 folders and presets speak GPT-2's BPE
 //   (tokenizer/bpe_tokenizer.h, from --vocab-dir); runs their own tokenizer.
 #include <cstdio>
-#include <sstream>
 
 #include "cli/cli_util.h"
 #include "generate/generate.h"
 #include "open/open_model.h"
 #include "tokenizer/bpe_tokenizer.h"
+#include "tokenizer/token_id_list.h"
 #include "util/error.h"
 
 namespace tinylm::cli {
-
-namespace {
-
-std::vector<int32_t> parse_ids(const std::string& text) {
-  std::vector<int32_t> ids;
-  std::string item;
-  std::stringstream ss(text);
-  while (std::getline(ss, item, ',')) {
-    try {
-      size_t used = 0;
-      const long v = std::stol(item, &used);
-      require(used == item.size() && v >= 0 && v <= INT32_MAX, "");
-      ids.push_back(static_cast<int32_t>(v));
-    } catch (const std::exception&) {
-      throw InputError("--prompt-ids: '" + item + "' is not a token id");
-    }
-  }
-  require(!ids.empty(), "--prompt-ids: no ids given");
-  return ids;
-}
-
-}  // namespace
 
 int run_generate(int argc, char** argv) {
   CLI::App app{
@@ -81,8 +59,13 @@ int run_generate(int argc, char** argv) {
   OpenedModel opened = tinylm::open_model(model_dir, open);
   GPT* model = &opened.language_model("tinylm generate");
   const Tokenizer* tok = opened.tokenizer.get();
-  const std::vector<int32_t> prompt =
-      prompt_text.empty() ? parse_ids(prompt_ids) : tok->encode(prompt_text);
+  std::vector<int32_t> prompt;
+  if (prompt_text.empty()) {
+    prompt = parse_token_ids(prompt_ids, "--prompt-ids");
+    require(!prompt.empty(), "--prompt-ids: no ids given");
+  } else {
+    prompt = tok->encode(prompt_text);
+  }
   for (int32_t id : prompt)
     require(id < model->config().vocab_size,
             "--prompt-ids: id " + std::to_string(id) + " is outside the vocabulary (" +

@@ -8,29 +8,23 @@
 #include "report/embedding_table.h"
 #include "report/model_info.h"
 #include "report/roofline.h"
+#include "train/config_model.h"
 #include "train/model_source.h"
 #include "train/train_config.h"
-#include "train/training_data.h"
 #include "util/error.h"
 
 namespace tinylm::cli {
 
 namespace {
 
-// A config file's model. A training config may leave model.vocab_size out (the trainer
-// takes it from the data's tokenizer); then the tokenizer is built here the same way.
-GPTConfig training_config_model(const std::string& path) {
-  nlohmann::json j = load_config_json(path, {});
-  const bool needs_vocab = j.is_object() && j.contains("model") && j["model"].is_object() &&
-                           !j["model"].contains("vocab_size") && !j["model"].contains("preset");
-  if (needs_vocab && j.contains("data")) {
-    const TrainingData data(TrainConfig::from_json(j), nullptr);
-    j["model"]["vocab_size"] = data.tokenizer().vocab_size();
+// A config file's model (train/config_model.h), with a note when its vocabulary comes
+// from the data.
+GPTConfig config_file_model(const std::string& path) {
+  const ConfigModel m = training_config_model(load_config_json(path, {}), path);
+  if (!m.vocab_from.empty())
     std::fprintf(stderr, "note: vocab_size %lld comes from the data's %s tokenizer\n",
-                 static_cast<long long>(data.tokenizer().vocab_size()),
-                 data.tokenizer().kind().c_str());
-  }
-  return report::model_config_from_json(j, path);
+                 static_cast<long long>(m.model.vocab_size), m.vocab_from.c_str());
+  return m.model;
 }
 
 }  // namespace
@@ -83,7 +77,7 @@ int run_info(int argc, char** argv) {
   require(sources == 1, "give exactly one of --config, --run, --model, --preset");
   GPTConfig config;
   if (!config_file.empty())
-    config = training_config_model(config_file);
+    config = config_file_model(config_file);
   else if (!run_dir.empty())
     config = model_config_of(identify_model_source(run_dir, "--run"));
   else if (!model_dir.empty())

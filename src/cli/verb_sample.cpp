@@ -6,55 +6,18 @@
 #include "cli/cli_util.h"
 #include "cli/model_flags.h"
 #include "generate/generate.h"
-#include "tokenizer/stream_decoder.h"
+#include "generate/stop_text_stream.h"
 #include "util/error.h"
 
 namespace tinylm::cli {
 
 namespace {
 
-// Prints generated text as it grows, decoding only the new id each time (linear in the
-// output), holding back what might still change: an unfinished UTF-8 character (in the
-// StreamDecoder) and a possible start of the stop text.
-class Streamer {
- public:
-  Streamer(const Tokenizer& tok, std::string stop) : decoder_(tok), stop_(std::move(stop)) {}
-
-  // Returns false once the stop text has appeared (everything before it is printed).
-  bool add(int32_t id) {
-    text_ += decoder_.add(id);
-    if (!stop_.empty()) {
-      // A new occurrence ends past printed_, so it starts at most stop_.size() - 1 before.
-      const size_t from = printed_ >= stop_.size() ? printed_ - (stop_.size() - 1) : 0;
-      const size_t at = text_.find(stop_, from);
-      if (at != std::string::npos) {
-        emit(at);
-        return false;
-      }
-    }
-    const size_t keep = stop_.empty() ? 0 : stop_.size() - 1;
-    emit(text_.size() >= keep ? text_.size() - keep : 0);
-    return true;
-  }
-  void finish() {
-    text_ += decoder_.finish();
-    emit(text_.size());
-  }
-
- private:
-  void emit(size_t upto) {
-    upto = std::min(upto, text_.size());
-    if (upto > printed_) {
-      std::fwrite(text_.data() + printed_, 1, upto - printed_, stdout);
-      std::fflush(stdout);
-      printed_ = upto;
-    }
-  }
-  StreamDecoder decoder_;
-  std::string stop_;
-  std::string text_;  // the decoded text so far
-  size_t printed_ = 0;
-};
+void show(const std::string& text) {
+  if (text.empty()) return;
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
 
 }  // namespace
 
@@ -110,15 +73,14 @@ int run_sample(int argc, char** argv) {
   require(!ids.empty(), "--prompt is empty after tokenization");
   opts.stop_id = tokenizer.eot_id();
   std::fwrite(prompt.data(), 1, prompt.size(), stdout);
-  Streamer streamer(tokenizer, stop);
+  StopTextStream stream(tokenizer, stop);
   Rng rng(seed);
-  bool stopped = false;
   generate(model, ids, opts, rng, [&](int32_t id) {
     if (id == opts.stop_id) return true;  // end of text: not printed
-    stopped = !streamer.add(id);
-    return !stopped;
+    show(stream.add(id));
+    return !stream.stopped();
   });
-  if (!stopped) streamer.finish();
+  show(stream.finish());
   std::printf("\n");
   return 0;
 }

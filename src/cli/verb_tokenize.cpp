@@ -3,7 +3,6 @@
 //   tinylm tokenize --input FILE [--ids | --count] [--threads N]   encode (stdin if no --input)
 //   tinylm tokenize --decode [--input FILE]                        ids -> text
 //   tinylm tokenize --check CASES.jsonl                            compare with tiktoken
-#include <cctype>
 #include <cstdio>
 #include <iostream>
 #include <iterator>
@@ -16,6 +15,7 @@
 #include "tokenizer/bpe_check.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/load.h"
+#include "tokenizer/token_id_list.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -26,33 +26,6 @@ namespace {
 std::string read_input(const std::string& path) {
   if (!path.empty() && path != "-") return read_file(path);
   return std::string(std::istreambuf_iterator<char>(std::cin), {});
-}
-
-// "15496, 11 995" or "[15496, 11]" -> ids; anything else is an error naming the token.
-std::vector<int32_t> parse_ids(const std::string& text) {
-  std::vector<int32_t> ids;
-  std::string token;
-  const auto flush = [&] {
-    if (token.empty()) return;
-    size_t used = 0;
-    long long v = -1;
-    try {
-      v = std::stoll(token, &used);
-    } catch (const std::exception&) {
-    }
-    require(used == token.size() && v >= 0 && v <= INT32_MAX, "not a token id: '" + token + "'");
-    ids.push_back(static_cast<int32_t>(v));
-    token.clear();
-  };
-  for (const char c : text) {
-    if (c == ',' || c == '[' || c == ']' || std::isspace(static_cast<unsigned char>(c))) {
-      flush();
-    } else {
-      token += c;
-    }
-  }
-  flush();
-  return ids;
 }
 
 int run_check(const BpeTokenizer& tok, const std::string& path) {
@@ -116,7 +89,7 @@ int run_tokenize(int argc, char** argv) {
     const std::string in = read_input(input);
     const auto tok = tokenizer_for_corpus(kind, vocab_from.empty() ? in : read_file(vocab_from));
     if (decode) {
-      const std::string text = tok->decode(parse_ids(in));
+      const std::string text = tok->decode(parse_token_ids(in, "--decode"));
       std::fwrite(text.data(), 1, text.size(), stdout);
       return 0;
     }
@@ -138,7 +111,7 @@ int run_tokenize(int argc, char** argv) {
 
   const std::string in = read_input(input);
   if (decode) {
-    const std::string text = tok.decode(parse_ids(in));
+    const std::string text = tok.decode(parse_token_ids(in, "--decode"));
     std::fwrite(text.data(), 1, text.size(), stdout);
     return 0;
   }

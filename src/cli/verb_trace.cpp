@@ -19,6 +19,7 @@
 #include "cli/model_flags.h"
 #include "data/addition.h"
 #include "report/figures.h"
+#include "report/greedy_trace.h"
 #include "report/trace.h"
 #include "util/error.h"
 #include "util/utf8.h"
@@ -50,24 +51,14 @@ bool addition_prompt_in(const std::string& text, AdditionProblem& problem) {
 }
 
 // How each position is labelled: its token's visible text, and for an addition problem
-// its role in "aaa+bbb=" followed by the answer digits (least significant first).
+// its role in "aaa+bbb=" followed by the answer digits (data/addition.h).
 struct Labels {
   const Tokenizer& tokenizer;
   bool addition = false;
 
   std::string token(int32_t id) const { return report::visible_token(tokenizer.decode({id})); }
 
-  std::string role(int64_t pos) const {
-    if (!addition) return "";
-    constexpr int64_t digits = (kAdditionPromptLen - 2) / 2;  // per operand
-    static const char* const place[] = {"1s", "10s", "100s", "1000s"};
-    if (pos < digits) return std::string("a ") + place[digits - 1 - pos];
-    if (pos == digits) return "+";
-    if (pos < 2 * digits + 1) return std::string("b ") + place[2 * digits - pos];
-    if (pos == 2 * digits + 1) return "=";
-    const int64_t answer_digit = pos - kAdditionPromptLen;
-    return answer_digit < kAdditionAnswerLen ? std::string("sum ") + place[answer_digit] : "";
-  }
+  std::string role(int64_t pos) const { return addition ? addition_position_role(pos) : ""; }
 
   // "pos 2 '3' (a 1s)"
   std::string position(const std::vector<int32_t>& ids, int64_t pos) const {
@@ -184,9 +175,9 @@ void print_top_next(const report::Trace& trace, const Labels& labels) {
                 trace.top_next[i].probability);
 }
 
-// Greedy generation, one token at a time; for each, the positions each head of `block`
-// attends to most from the query position that predicts it.
-void print_answer(GPT& model, std::vector<int32_t> ids, int64_t max_tokens, int64_t block,
+// Greedy generation, one token at a time (report/greedy_trace.h); for each, the positions
+// each head of `block` attends to most from the query position that predicts it.
+void print_answer(GPT& model, const std::vector<int32_t>& ids, int64_t max_tokens, int64_t block,
                   const Labels& labels, const std::string& text) {
   std::printf("\n== answer: greedy, one token at a time; where block %lld's heads look ==\n",
               static_cast<long long>(block));
@@ -195,30 +186,25 @@ void print_answer(GPT& model, std::vector<int32_t> ids, int64_t max_tokens, int6
   if (is_problem)
     std::printf("  expected (%d + %d = %d, digits least significant first): %s\n", problem.a,
                 problem.b, problem.a + problem.b, addition_answer(problem).c_str());
-  std::string generated;
-  for (int64_t step = 0; step < max_tokens; ++step) {
-    if (static_cast<int64_t>(ids.size()) > model.config().block_size) {
-      std::printf("  (stopped: the context is full)\n");
-      break;
-    }
-    const report::Trace trace = report::trace_input(model, ids, 1, 1);
-    const auto query = static_cast<int64_t>(ids.size()) - 1;
-    const report::TokenProbability next = trace.top_next[0];
-    const std::string role = labels.role(query + 1);
-    std::printf("  token %lld%s: '%s' (id %d, p %.3f), predicted at %s\n",
-                static_cast<long long>(step), role.empty() ? "" : (" = " + role).c_str(),
-                labels.token(next.id).c_str(), next.id, next.probability,
-                labels.position(ids, query).c_str());
-    for (int64_t h = 0; h < trace.blocks[block].attention.dim(0); ++h) {
-      std::printf("    head %lld:", static_cast<long long>(h));
-      for (const auto& a : report::most_attended(trace, block, h, query, kTopAttended))
-        std::printf("  %s %.2f", labels.position(ids, a.position).c_str(), a.weight);
+  const report::GreedyTrace g =
+      report::trace_greedy(model, ids, max_tokens, block, kTopAttended, labels.tokenizer.eot_id());
+  for (size_t step = 0; step < g.steps.size(); ++step) {
+    const report::GreedyStep& s = g.steps[step];
+    const std::string role = labels.role(s.query + 1);
+    std::printf("  token %zu%s: '%s' (id %d, p %.3f), predicted at %s\n", step,
+                role.empty() ? "" : (" = " + role).c_str(), labels.token(s.next.id).c_str(),
+                s.next.id, s.next.probability, labels.position(g.ids, s.query).c_str());
+    for (size_t h = 0; h < s.heads.size(); ++h) {
+      std::printf("    head %zu:", h);
+      for (const auto& a : s.heads[h])
+        std::printf("  %s %.2f", labels.position(g.ids, a.position).c_str(), a.weight);
       std::printf("\n");
     }
-    if (next.id == labels.tokenizer.eot_id()) break;
-    generated += labels.tokenizer.decode({next.id});
-    ids.push_back(next.id);
   }
+  if (g.context_full) std::printf("  (stopped: the context is full)\n");
+  std::string generated;
+  for (size_t i = ids.size(); i < g.ids.size(); ++i)
+    generated += labels.tokenizer.decode({g.ids[i]});
   std::printf("  generated: \"%s\"", generated.c_str());
   if (is_problem)
     std::printf(" -> %s", is_correct_answer(problem, generated) ? "correct" : "WRONG");

@@ -66,6 +66,18 @@ std::string addition_answer(AdditionProblem p) {
   return Tok().decode(answer_ids(p));
 }
 
+std::string addition_position_role(int64_t pos) {
+  constexpr int64_t digits = (kAdditionPromptLen - 2) / 2;  // per operand
+  static const char* const place[] = {"1s", "10s", "100s", "1000s"};
+  if (pos < 0) return "";
+  if (pos < digits) return std::string("a ") + place[digits - 1 - pos];
+  if (pos == digits) return "+";
+  if (pos < 2 * digits + 1) return std::string("b ") + place[2 * digits - pos];
+  if (pos == 2 * digits + 1) return "=";
+  const int64_t answer_digit = pos - kAdditionPromptLen;
+  return answer_digit < kAdditionAnswerLen ? std::string("sum ") + place[answer_digit] : "";
+}
+
 std::string format_addition(AdditionProblem p, bool with_answer) {
   const std::vector<int32_t> seq = addition_sequence(p);
   const int64_t len = with_answer ? kAdditionPromptLen + kAdditionAnswerLen : kAdditionPromptLen;

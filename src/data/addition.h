@@ -53,6 +53,11 @@ std::string format_addition(AdditionProblem p, bool with_answer = true);
 // the answer is not checked (see is_correct_answer). Throws InputError otherwise.
 AdditionProblem parse_addition(std::string_view text);
 
+// What position pos of a problem's sequence holds, as a trace labels it: "a 100s",
+// "a 10s", "a 1s", "+", "b 100s", "b 10s", "b 1s", "=", then the answer digits "sum 1s"
+// .. "sum 1000s" (least significant first); "" past the answer (or before position 0).
+std::string addition_position_role(int64_t pos);
+
 // True when `answer` is a + b: 4 digit ids, least significant first, optionally followed
 // by <EOS>. Anything else (wrong digits, a non-digit, wrong length) is false.
 bool is_correct_answer(AdditionProblem p, const std::vector<int32_t>& answer);

@@ -2,18 +2,18 @@
 //
 //   inputs  [B, T] row-major token ids
 //   targets [B, T] the id to predict after each input position, or kIgnoreTarget
-//                  (= ops::kIgnoreIndex, -100) where no loss is taken
+//                  (= kIgnoreIndex, -100: util/ignore_index.h) where no loss is taken
 // For windows of a token sequence: inputs = ids[i : i+T], targets = ids[i+1 : i+T+1].
 #pragma once
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
-#include "ops/cross_entropy.h"
+#include "util/ignore_index.h"
 
 namespace tinylm {
 
-constexpr int32_t kIgnoreTarget = ops::kIgnoreIndex;
+constexpr int32_t kIgnoreTarget = kIgnoreIndex;
 
 struct Batch {
   int64_t B = 0;                 // rows (windows)

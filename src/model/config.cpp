@@ -198,4 +198,22 @@ GPTConfig GPTConfig::preset(const std::string& name) {
   return c;
 }
 
+nn::BlockConfig block_config(const GPTConfig& c) {
+  nn::BlockConfig b;
+  b.d_model = c.d_model;
+  b.n_head = c.n_head;
+  b.d_ff = c.ffn_hidden();
+  b.activation = c.activation;
+  b.pre_ln = c.pre_ln;
+  b.residual = c.residual;
+  b.qkv_bias = c.qkv_bias;
+  b.attn_proj_bias = c.attn_proj_bias;
+  b.ffn_bias = c.ffn_bias;
+  b.ln_bias = c.ln_bias;
+  b.ln_eps = c.ln_eps;
+  b.dropout = c.dropout;
+  b.attn_dropout = c.attention_dropout();
+  return b;
+}
+
 }  // namespace tinylm

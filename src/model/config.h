@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "nn/block_config.h"
 #include "ops/activation.h"
 
 namespace tinylm {
@@ -51,5 +52,9 @@ struct GPTConfig {
   // "gpt2-124m", "gpt2-355m", "gpt2-774m", "gpt2-1558m". Throws InputError if unknown.
   static GPTConfig preset(const std::string& name);
 };
+
+// What each of the model's blocks is built from: the block's fields of c, with d_ff and
+// attn_dropout resolved (ffn_hidden(), attention_dropout()).
+nn::BlockConfig block_config(const GPTConfig& c);
 
 }  // namespace tinylm

@@ -27,7 +27,7 @@ GPT::GPT(const GPTConfig& config)
       ln_f(config.d_model, config.ln_bias, config.ln_eps),
       config_(config),
       embd_drop_(config.dropout) {
-  for (int64_t i = 0; i < config.n_layer; ++i) h.emplace_back(config);
+  for (int64_t i = 0; i < config.n_layer; ++i) h.emplace_back(block_config(config));
   if (!config.tie_head) lm_head_weight = Parameter({config.vocab_size, config.d_model}, true);
   if (config.head_bias) lm_head_bias = Parameter({config.vocab_size}, false);
 }

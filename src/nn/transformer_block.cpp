@@ -14,11 +14,11 @@ void add_into(const Tensor& a, const Tensor& b, Tensor& out) {
   for (int64_t i = 0; i < n; ++i) po[i] = pa[i] + pb[i];
 }
 
-TransformerBlock::TransformerBlock(const GPTConfig& c)
+TransformerBlock::TransformerBlock(const BlockConfig& c)
     : ln_1(c.d_model, c.ln_bias, c.ln_eps),
-      attn(c.d_model, c.n_head, c.qkv_bias, c.attn_proj_bias, c.attention_dropout()),
+      attn(c.d_model, c.n_head, c.qkv_bias, c.attn_proj_bias, c.attn_dropout),
       ln_2(c.d_model, c.ln_bias, c.ln_eps),
-      mlp(c.d_model, c.ffn_hidden(), c.activation, c.ffn_bias),
+      mlp(c.d_model, c.d_ff, c.activation, c.ffn_bias),
       pre_ln_(c.pre_ln),
       residual_(c.residual),
       attn_drop_(c.dropout),

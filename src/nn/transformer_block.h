@@ -6,7 +6,7 @@
 #pragma once
 #include <string>
 
-#include "model/config.h"
+#include "nn/block_config.h"
 #include "nn/dropout.h"
 #include "nn/feed_forward.h"
 #include "nn/layernorm.h"
@@ -17,7 +17,7 @@ namespace tinylm::nn {
 class TransformerBlock {
  public:
   TransformerBlock() = default;
-  explicit TransformerBlock(const GPTConfig& c);
+  explicit TransformerBlock(const BlockConfig& c);
 
   Tensor forward(const Tensor& x, const Context& ctx, const ops::AttentionMask& mask);
   Tensor backward(const Tensor& dy);

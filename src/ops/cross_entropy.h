@@ -7,9 +7,11 @@
 #pragma once
 #include <cstdint>
 
+#include "util/ignore_index.h"
+
 namespace tinylm::ops {
 
-constexpr int32_t kIgnoreIndex = -100;
+using tinylm::kIgnoreIndex;  // -100
 
 double cross_entropy(const float* logits, const int32_t* targets, float* dlogits, int64_t N,
                      int64_t V, int32_t ignore_index = kIgnoreIndex);

@@ -65,6 +65,16 @@ TEST(Addition, ParseText) {
   }
 }
 
+TEST(Addition, PositionRoles) {
+  const std::vector<std::string> want = {
+      "a 100s", "a 10s",  "a 1s",    "+",        "b 100s",    "b 10s", "b 1s",  // "aaa+bbb"
+      "=",      "sum 1s", "sum 10s", "sum 100s", "sum 1000s", ""};
+  for (int64_t pos = 0; pos < kAdditionSeqLen; ++pos)
+    EXPECT_EQ(addition_position_role(pos), want[pos]) << pos;
+  EXPECT_EQ(addition_position_role(-1), "");
+  EXPECT_EQ(addition_position_role(100), "");
+}
+
 TEST(Addition, AnswerChecker) {
   const AdditionProblem p{123, 456};
   EXPECT_TRUE(is_correct_answer(p, Ids{9, 7, 5, 0}));

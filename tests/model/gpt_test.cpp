@@ -152,5 +152,28 @@ TEST(GPTConfig, JsonRoundTrip) {
   EXPECT_EQ(d.to_json(), c.to_json());
 }
 
+// Each block is built from the model's config with its defaults resolved: d_ff 0 is
+// 4 * d_model, attn_dropout < 0 is dropout; every other block field is carried over.
+TEST(GPTConfig, BlockConfigResolvesTheDefaults) {
+  GPTConfig c = small_config();
+  c.dropout = 0.25f;
+  nn::BlockConfig b = block_config(c);
+  EXPECT_EQ(b.d_model, 8);
+  EXPECT_EQ(b.n_head, 2);
+  EXPECT_EQ(b.d_ff, 32);
+  EXPECT_EQ(b.attn_dropout, 0.25f);
+  EXPECT_EQ(b.dropout, 0.25f);
+
+  c.d_ff = 12, c.attn_dropout = 0.0f, c.activation = ops::Activation::Relu, c.pre_ln = false;
+  c.residual = false, c.qkv_bias = false, c.attn_proj_bias = false, c.ffn_bias = false;
+  c.ln_bias = false, c.ln_eps = 1e-6f;
+  b = block_config(c);
+  EXPECT_EQ(b.d_ff, 12);
+  EXPECT_EQ(b.attn_dropout, 0.0f);
+  EXPECT_EQ(b.activation, ops::Activation::Relu);
+  EXPECT_FALSE(b.pre_ln || b.residual || b.qkv_bias || b.attn_proj_bias || b.ffn_bias || b.ln_bias);
+  EXPECT_EQ(b.ln_eps, 1e-6f);
+}
+
 }  // namespace
 }  // namespace tinylm

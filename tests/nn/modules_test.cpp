@@ -127,10 +127,10 @@ TEST(ModuleGradients, MultiHeadAttentionTrainingTiledPath) {
 TEST(ModuleGradients, TransformerBlockPreAndPostLN) {
   Rng rng(6);
   for (bool pre_ln : {true, false}) {
-    GPTConfig c;
-    c.vocab_size = 11, c.block_size = 8, c.n_layer = 1, c.n_head = 2, c.d_model = 8;
+    BlockConfig c;
+    c.d_model = 8, c.n_head = 2, c.d_ff = 32;
     c.pre_ln = pre_ln;
-    c.dropout = 0.1f;
+    c.dropout = c.attn_dropout = 0.1f;
     TransformerBlock block(c);
     block.init(rng, 0.3f, 0.3f);
     ops::AttentionMask mask;

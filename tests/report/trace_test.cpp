@@ -13,6 +13,7 @@
 
 #include "common/gradcheck.h"
 #include "ops/matmul.h"
+#include "report/random_gpt.h"
 #include "util/error.h"
 
 namespace tinylm::report {
@@ -39,24 +40,8 @@ GPTConfig config_of(const Variant& v) {
   return c;
 }
 
-// A model with weights large enough (0.3 instead of GPT-2's 0.02) that attention is far
-// from uniform and every path carries signal. The sinusoidal table stays as it is.
-GPT random_model(const GPTConfig& c, uint64_t seed) {
-  GPT model(c);
-  Rng rng(seed);
-  model.init(rng);
-  for (auto& p : model.parameters()) {
-    if (p.name.rfind("wpe.", 0) == 0 && c.position == PositionEncoding::Sinusoidal) continue;
-    p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
-  }
-  return model;
-}
-
-std::vector<int32_t> random_ids(int64_t T, int64_t V, Rng& rng) {
-  std::vector<int32_t> ids(T);
-  for (auto& id : ids) id = static_cast<int32_t>(rng.below(V));
-  return ids;
-}
+using testing::random_gpt;
+using testing::random_ids;
 
 float norm_of_row(const Tensor& x, int64_t t, int64_t C) {
   double s = 0.0;
@@ -75,7 +60,7 @@ float position_value(const GPT& model, int64_t p, int64_t d) {
 
 TEST(Trace, AttentionRowsSumToOneAndAreCausal) {
   for (const Variant& v : kVariants) {
-    GPT model = random_model(config_of(v), 5);
+    GPT model = random_gpt(config_of(v), 5);
     Rng rng(1);
     const int64_t T = 7;
     const Trace trace = trace_input(model, random_ids(T, 11, rng));
@@ -101,7 +86,7 @@ TEST(Trace, AttentionRowsSumToOneAndAreCausal) {
 
 TEST(Trace, EmbeddingDimensionsAreTheWeights) {
   for (const Variant& v : kVariants) {
-    GPT model = random_model(config_of(v), 6);
+    GPT model = random_gpt(config_of(v), 6);
     const int64_t C = model.config().d_model, T = 9;
     Rng rng(2);
     const std::vector<int32_t> ids = random_ids(T, 11, rng);
@@ -130,7 +115,7 @@ TEST(Trace, EmbeddingDimensionsAreTheWeights) {
 // Pre-LN: x_{l+1} = h + mlp(ln_2(h)), h = x_l + attn(ln_1(x_l)), from the block's parts.
 TEST(Trace, ResidualNormsMatchAnIndependentComputation) {
   const Variant& v = kVariants[0];
-  GPT model = random_model(config_of(v), 7);
+  GPT model = random_gpt(config_of(v), 7);
   const int64_t C = model.config().d_model, T = 8;
   Rng rng(3);
   const std::vector<int32_t> ids = random_ids(T, 11, rng);
@@ -162,7 +147,7 @@ TEST(Trace, ResidualNormsMatchAnIndependentComputation) {
 
 TEST(Trace, FinalResidualThroughLnFAndTheHeadGivesTheModelsLogits) {
   for (const Variant& v : kVariants) {
-    GPT model = random_model(config_of(v), 8);
+    GPT model = random_gpt(config_of(v), 8);
     const int64_t C = model.config().d_model, V = model.config().vocab_size, T = 6;
     Rng rng(4);
     const std::vector<int32_t> ids = random_ids(T, V, rng);
@@ -185,7 +170,7 @@ TEST(Trace, FinalResidualThroughLnFAndTheHeadGivesTheModelsLogits) {
 
 TEST(Trace, TopTokensAreTheSoftmaxOfTheLastLogits) {
   for (const Variant& v : kVariants) {
-    GPT model = random_model(config_of(v), 9);
+    GPT model = random_gpt(config_of(v), 9);
     const int64_t V = model.config().vocab_size, T = 5;
     Rng rng(5);
     const std::vector<int32_t> ids = random_ids(T, V, rng);
@@ -212,7 +197,7 @@ TEST(Trace, TopTokensAreTheSoftmaxOfTheLastLogits) {
 }
 
 TEST(Trace, MostAttendedPositionsAreTheHeaviestOfTheRow) {
-  GPT model = random_model(config_of(kVariants[0]), 10);
+  GPT model = random_gpt(config_of(kVariants[0]), 10);
   Rng rng(6);
   const int64_t T = 9;
   const Trace trace = trace_input(model, random_ids(T, 11, rng));
@@ -242,7 +227,7 @@ TEST(Trace, MostAttendedPositionsAreTheHeaviestOfTheRow) {
 }
 
 TEST(Trace, RejectsAnEmptyOrTooLongInput) {
-  GPT model = random_model(config_of(kVariants[0]), 11);
+  GPT model = random_gpt(config_of(kVariants[0]), 11);
   EXPECT_THROW(trace_input(model, {}), InputError);
   try {
     trace_input(model, std::vector<int32_t>(10, 1));  // block_size is 9

@@ -1,0 +1,40 @@
+// Generated text shown as it grows, up to a stop text: each add(id) returns the text that
+// is safe to show now, decoding only the new id (time linear in the output). Held back
+// are an unfinished UTF-8 character (tokenizer/stream_decoder.h) and whatever might still
+// turn out to be the start of the stop text. Once the stop text has appeared, stopped()
+// is true: everything before it has been returned, and neither it nor anything after it
+// ever is. The concatenation of everything returned, finish() included, is
+// tok.decode(ids) cut before the first occurrence of the stop text.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "tokenizer/stream_decoder.h"
+#include "tokenizer/tokenizer.h"
+
+namespace tinylm {
+
+class StopTextStream {
+ public:
+  // stop "": never stops; only unfinished characters are held back.
+  StopTextStream(const Tokenizer& tok, std::string stop);
+
+  // The text that id makes safe to show (possibly empty; always empty once stopped).
+  std::string add(int32_t id);
+  // What is still held back, at the end of generation (empty once stopped).
+  std::string finish();
+  bool stopped() const { return stopped_; }
+
+ private:
+  // Appends decoded text; returns what is safe to show (all of it when last).
+  std::string take(const std::string& decoded, bool last);
+  std::string release(size_t upto);  // text_[shown_, upto), then shown_ = upto
+
+  StreamDecoder decoder_;
+  std::string stop_;
+  std::string text_;  // the decoded text so far
+  size_t shown_ = 0;  // bytes of text_ returned
+  bool stopped_ = false;
+};
+
+}  // namespace tinylm

@@ -2,11 +2,11 @@
 // (label, text) pairs read from them (labeled_texts.h) and the whole data set encoded
 // with the GPT-2 tokenizer (load_classification_data). CMake builds it with g++ as a
 // deterministic mutation loop that ctest runs (tests/common/mutation_fuzzer_main.cpp,
-// seeds in tests/fuzz_seeds/fuzz_classification_data), or, configured with clang, with
-// libFuzzer (as tests/io/fuzz_safetensors.cpp says; e.g.
-// `CXX=clang++-14 cmake -S . -B build-fuzz && cmake --build build-fuzz --target
-// fuzz_classification_data`, then `build-fuzz/fuzz_classification_data -max_len=4096
-// tests/fuzz_seeds/fuzz_classification_data`).
+// seeds in tests/fuzz_seeds/fuzz_classification_data). By hand with libFuzzer, the
+// readers instrumented (one line, folded; run it as the script says):
+//
+//   tests/common/build_libfuzzer.sh fuzz_classification_data src/data/delimited_file.cpp
+//     src/data/labeled_texts.cpp src/data/classification_dataset.cpp src/util/json_read.cpp
 //
 // Property checked: for any bytes, reading either returns or throws InputError; anything
 // else (a crash, a sanitizer report, another exception, a huge allocation) is a bug. A

@@ -2,8 +2,11 @@
 // "output"}: instruction_data.h), read, split and encoded with the GPT-2 tokenizer by
 // load_instruction_data. CMake builds it with g++ as a deterministic mutation loop that
 // ctest runs (tests/common/mutation_fuzzer_main.cpp, seeds in
-// tests/fuzz_seeds/fuzz_instruction_data), or, configured with clang, with libFuzzer (see
-// tests/data/fuzz_classification_data.cpp).
+// tests/fuzz_seeds/fuzz_instruction_data). By hand with libFuzzer, the readers
+// instrumented (one line, folded; run it as the script says):
+//
+//   tests/common/build_libfuzzer.sh fuzz_instruction_data src/data/instruction_data.cpp
+//     src/util/json_read.cpp
 //
 // Property checked: for any bytes, loading either returns or throws InputError; anything
 // else (a crash, a sanitizer report, another exception such as nlohmann's type_error, a

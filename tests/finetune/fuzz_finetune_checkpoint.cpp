@@ -3,8 +3,12 @@
 // metadata of its checkpoint (train/checkpoint.h: format, step, that config, the
 // tokenizer, generator states, losses). CMake builds it with g++ as a deterministic
 // mutation loop that ctest runs (tests/common/mutation_fuzzer_main.cpp, seeds in
-// tests/fuzz_seeds/fuzz_finetune_checkpoint), or, configured with clang, with libFuzzer
-// (see tests/data/fuzz_classification_data.cpp).
+// tests/fuzz_seeds/fuzz_finetune_checkpoint). By hand with libFuzzer, the readers
+// instrumented (one line, folded; run it as the script says):
+//
+//   tests/common/build_libfuzzer.sh fuzz_finetune_checkpoint
+//     src/finetune/finetune_config.cpp src/finetune/classify_run.cpp
+//     src/train/checkpoint.cpp src/model/config.cpp src/util/json_read.cpp
 //
 // The first byte picks the input:
 //   even: the rest is a run's config.json

@@ -1,8 +1,11 @@
 // Fuzz target for PEFT LoRA adapter folders (lora/peft.h: adapter_config.json and
 // adapter_model.safetensors) loaded onto a small GPT with a classification head. CMake
 // builds it with g++ as a deterministic mutation loop that ctest runs
-// (tests/common/mutation_fuzzer_main.cpp, seeds in tests/fuzz_seeds/fuzz_peft), or,
-// configured with clang, with libFuzzer (see tests/data/fuzz_classification_data.cpp).
+// (tests/common/mutation_fuzzer_main.cpp, seeds in tests/fuzz_seeds/fuzz_peft). By hand
+// with libFuzzer, the readers instrumented (one line, folded; run it as the script says):
+//
+//   tests/common/build_libfuzzer.sh fuzz_peft src/lora/peft.cpp src/io/safetensors.cpp
+//     src/util/json_read.cpp
 //
 // The first byte picks the file the rest replaces, in a folder that otherwise holds one
 // of two valid adapters of the model (written once at start by save_peft_adapter):

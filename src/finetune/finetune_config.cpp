@@ -8,6 +8,7 @@
 #include "train/count_limits.h"
 #include "train/section_reader.h"
 #include "util/error.h"
+#include "util/json_read.h"
 
 namespace tinylm::finetune {
 
@@ -211,7 +212,9 @@ FinetuneConfig FinetuneConfig::from_saved(const nlohmann::json& j, const std::st
           what + ": not the config of a tinylm finetune run (no task / finetune section)");
   nlohmann::json sections = j;
   const std::string task = j["task"].get<std::string>();
-  const std::string base = j.value("base", ""), data = j.value("data", "");
+  const JsonField saved(j, what);  // "base": 5 is bad input, not nlohmann's type_error
+  const std::string base = saved.has("base") ? saved["base"].string() : "";
+  const std::string data = saved.has("data") ? saved["data"].string() : "";
   sections.erase("task");
   sections.erase("base");
   sections.erase("data");

@@ -42,9 +42,10 @@ Tensor SequenceClassifier::forward(const int32_t* ids, int64_t B, int64_t T,
 double SequenceClassifier::forward_loss(const int32_t* ids, const int32_t* labels, int64_t B,
                                         int64_t T, const nn::Context& ctx) {
   for (int64_t b = 0; b < B; ++b)
-    require(labels[b] >= 0 && labels[b] < config_.num_labels,
-            "label " + std::to_string(labels[b]) + " of sequence " + std::to_string(b) +
-                " is not in [0, " + std::to_string(config_.num_labels) + ")");
+    require(labels[b] >= 0 && labels[b] < config_.num_labels, [&] {
+      return "label " + std::to_string(labels[b]) + " of sequence " + std::to_string(b) +
+             " is not in [0, " + std::to_string(config_.num_labels) + ")";
+    });
   forward(ids, B, T, ctx);
   dlogits_.ensure_shape(logits_.shape());
   return ops::cross_entropy(logits_.data(), labels, dlogits_.data(), B, config_.num_labels);

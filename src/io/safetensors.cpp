@@ -215,6 +215,9 @@ Span parse_entry(const std::string& name, const Json& j, uint64_t data_size,
               " (supported: F64, F32, F16, BF16, I64, I32, I16, I8, U64, U32, U16, U8, BOOL)");
 
   require(shape.is_array(), t + ": shape must be an array of non-negative integers");
+  require(shape.size() <= Shape::kMaxDims, t + ": shape " + shape.dump() + " has more than " +
+                                               std::to_string(Shape::kMaxDims) +
+                                               " dimensions (tinylm reads at most that many)");
   for (const Json& dim : shape) {
     require(dim.is_number_unsigned(),
             t + ": shape must be an array of non-negative integers, got " +
@@ -274,8 +277,9 @@ std::string serialize(const std::vector<WriteItem>& items,
       if (!seen.insert(*it.name).second)
         throw std::invalid_argument("safetensors: tensor name '" + *it.name + "' given twice");
       const uint64_t end = offset + it.bytes.size();
-      append_member(json, *it.name,
-                    {{"dtype", it.dtype}, {"shape", *it.shape}, {"data_offsets", {offset, end}}});
+      append_member(
+          json, *it.name,
+          {{"dtype", it.dtype}, {"shape", it.shape->to_vector()}, {"data_offsets", {offset, end}}});
       offset = end;
     }
   } catch (const nlohmann::json::exception& e) {  // a name or metadata string that is not UTF-8

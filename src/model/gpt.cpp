@@ -47,9 +47,10 @@ Tensor GPT::forward_hidden(const int32_t* ids, int64_t B, int64_t T, const nn::C
                            const ops::AttentionMask* padding_mask) {
   const int64_t C = config_.d_model;
   require(B > 0 && T > 0, "GPT::forward: empty batch");
-  require(T <= config_.block_size, "sequence length " + std::to_string(T) +
-                                       " exceeds the model's context (block_size " +
-                                       std::to_string(config_.block_size) + ")");
+  require(T <= config_.block_size, [&] {
+    return "sequence length " + std::to_string(T) + " exceeds the model's context (block_size " +
+           std::to_string(config_.block_size) + ")";
+  });
   B_ = B, T_ = T;
 
   // x0 = wte(ids) + wpe(positions)  [B, T, C]
@@ -85,28 +86,31 @@ Tensor GPT::forward(const int32_t* ids, int64_t B, int64_t T, const nn::Context&
 
 Tensor GPT::forward_cached(const int32_t* ids, int64_t Tn, KVCache& cache) {
   const int64_t C = config_.d_model, V = config_.vocab_size;
-  require(Tn > 0 && cache.pos + Tn <= config_.block_size,
-          "positions " + std::to_string(cache.pos) + ".." + std::to_string(cache.pos + Tn - 1) +
-              " exceed the model's context (block_size " + std::to_string(config_.block_size) +
-              ")");
+  require(Tn > 0 && cache.pos + Tn <= config_.block_size, [&] {
+    return "positions " + std::to_string(cache.pos) + ".." + std::to_string(cache.pos + Tn - 1) +
+           " exceed the model's context (block_size " + std::to_string(config_.block_size) + ")";
+  });
   const Tensor tok = wte.forward(ids, Tn);
   const Tensor pos = wpe.forward(cache.pos, Tn);
-  Tensor x = Tensor::empty({1, Tn, C});
-  for (int64_t i = 0; i < Tn * C; ++i) x[i] = tok[i] + pos[i];
+  cached_x_.ensure_shape({1, Tn, C});
+  for (int64_t i = 0; i < Tn * C; ++i) cached_x_[i] = tok[i] + pos[i];
+  Tensor x = cached_x_;
   for (size_t l = 0; l < h.size(); ++l)
     x = h[l].forward_cached(x, cache.k[l], cache.v[l], cache.pos);
   cache.pos += Tn;
   // Only the last position's logits are needed to choose the next token.
-  Tensor last = Tensor::empty({1, C});
-  std::copy(x.data() + (Tn - 1) * C, x.data() + Tn * C, last.data());
-  const Tensor normed = ln_f.forward(last);
-  Tensor logits = Tensor::empty({V});
+  cached_last_.ensure_shape({1, C});
+  std::copy(x.data() + (Tn - 1) * C, x.data() + Tn * C, cached_last_.data());
+  const Tensor normed = ln_f.forward(cached_last_);
+  cached_logits_.ensure_shape({V});
   const float* bias = config_.head_bias ? lm_head_bias.value.data() : nullptr;
   if (Tn == 1 && !head_bf16_.empty())
-    ops::linear_forward_bf16(normed.data(), head_bf16_.data(), bias, logits.data(), 1, C, V);
+    ops::linear_forward_bf16(normed.data(), head_bf16_.data(), bias, cached_logits_.data(), 1, C,
+                             V);
   else
-    ops::linear_forward(normed.data(), head_weight().value.data(), bias, logits.data(), 1, C, V);
-  return logits;
+    ops::linear_forward(normed.data(), head_weight().value.data(), bias, cached_logits_.data(), 1,
+                        C, V);
+  return cached_logits_;
 }
 
 void GPT::set_bf16_decode(bool on) {
@@ -148,31 +152,25 @@ void GPT::backward(float loss_scale) {
 }
 
 namespace {
-bool any_trainable(ParameterList list) {
-  for (const auto& p : list)
-    if (p.param->trainable()) return true;
-  return false;
-}
-bool has_adapter(nn::TransformerBlock& block) {
-  return block.attn.c_attn.adapter || block.attn.c_proj.adapter || block.mlp.c_fc.adapter ||
-         block.mlp.c_proj.adapter;
+// Checked every backward, so without building a parameter list (the memory plan).
+bool trains(const Parameter& p) { return p.trainable(); }
+bool trains(const nn::Linear& l) { return l.weight.trainable() || l.bias.trainable() || l.adapter; }
+bool trains(const nn::LayerNorm& n) { return n.weight.trainable() || n.bias.trainable(); }
+bool trains(const nn::TransformerBlock& b) {
+  return trains(b.ln_1) || trains(b.attn.c_attn) || trains(b.attn.c_proj) || trains(b.ln_2) ||
+         trains(b.mlp.c_fc) || trains(b.mlp.c_proj);
 }
 }  // namespace
 
-int64_t GPT::lowest_trained_block() {
-  if (wte.weight.trainable() || (wpe.learned() && wpe.weight.trainable())) return -1;
-  for (size_t i = 0; i < h.size(); ++i) {
-    ParameterList list;
-    h[i].parameters(list, "");
-    if (any_trainable(list) || has_adapter(h[i])) return static_cast<int64_t>(i);
-  }
+int64_t GPT::lowest_trained_block() const {
+  if (trains(wte.weight) || (wpe.learned() && trains(wpe.weight))) return -1;
+  for (size_t i = 0; i < h.size(); ++i)
+    if (trains(h[i])) return static_cast<int64_t>(i);
   return static_cast<int64_t>(h.size());
 }
 
-bool GPT::body_trains() {
-  ParameterList norm;
-  ln_f.parameters(norm, "");
-  return any_trainable(norm) || lowest_trained_block() < static_cast<int64_t>(h.size());
+bool GPT::body_trains() const {
+  return trains(ln_f) || lowest_trained_block() < static_cast<int64_t>(h.size());
 }
 
 void GPT::backward_hidden(const Tensor& dhidden) {

@@ -46,10 +46,11 @@ class GPT {
   void backward_hidden(const Tensor& dhidden);
 
   // Does backpropagation need to reach the body (below the head) at all?
-  bool body_trains();
+  bool body_trains() const;
 
   // Inference with a KV cache (batch 1): ids [Tn] are positions cache.pos .. +Tn-1.
-  // Returns the logits of the last of them [V] and advances cache.pos by Tn.
+  // Returns the logits of the last of them [V] (the model's own buffer: valid until the
+  // next call) and advances cache.pos by Tn.
   Tensor forward_cached(const int32_t* ids, int64_t Tn, KVCache& cache);
   // Decode steps (one new token) read bf16 copies of the linear layers' and the head's
   // weights (ops/bf16.h: half the bytes of a bandwidth-bound step; products in float32).
@@ -82,13 +83,16 @@ class GPT {
   Parameter& head_weight() { return config_.tie_head ? wte.weight : lm_head_weight; }
   // -1 when the embeddings train (backward goes all the way down), else the index of the
   // lowest block that trains, n_layer when none does.
-  int64_t lowest_trained_block();
+  int64_t lowest_trained_block() const;
 
   GPTConfig config_;
   nn::Dropout embd_drop_;
   int64_t B_ = 0, T_ = 0;
   std::vector<uint16_t> head_bf16_;  // [V, C], empty unless set_bf16_decode(true)
+  // Every buffer a step writes, kept from step to step (the memory plan): training's and
+  // decoding's (cached_*).
   Tensor x0_, xf_, logits_, dlogits_, dxf_, dtok_, dpos_;
+  Tensor cached_x_, cached_last_, cached_logits_;
 };
 
 }  // namespace tinylm

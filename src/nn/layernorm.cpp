@@ -17,8 +17,9 @@ void LayerNorm::init() {
 }
 
 Tensor LayerNorm::forward(const Tensor& x) {
-  require(x.dim(-1) == dim_, "LayerNorm: input " + shape_str(x.shape()) + " does not end in " +
-                                 std::to_string(dim_));
+  require(x.dim(-1) == dim_, [&] {
+    return "LayerNorm: input " + shape_str(x.shape()) + " does not end in " + std::to_string(dim_);
+  });
   const int64_t n = x.numel() / dim_;
   x_ = x;
   y_.ensure_shape(x.shape());

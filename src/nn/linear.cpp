@@ -24,8 +24,9 @@ void Linear::init(Rng& rng, float std) {
 }
 
 Tensor Linear::forward(const Tensor& x, const Context& ctx) {
-  require(x.ndim() >= 1 && x.dim(-1) == in_, "Linear: input " + shape_str(x.shape()) +
-                                                 " does not end in " + std::to_string(in_));
+  require(x.ndim() >= 1 && x.dim(-1) == in_, [&] {
+    return "Linear: input " + shape_str(x.shape()) + " does not end in " + std::to_string(in_);
+  });
   x_ = x;
   const int64_t n = x.numel() / in_;
   y_.ensure_shape(with_last_dim(x.shape(), out_));

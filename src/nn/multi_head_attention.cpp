@@ -68,6 +68,18 @@ void merge_heads(float* y, float* merged, int64_t B, int64_t T, int64_t H, int64
   }
 }
 
+// Backward's work buffers, one set shared by every attention layer of the thread: each
+// is used only inside one call of backward (blocks run backward one after another), so
+// one set, sized on the first step, serves them all (the memory plan).
+struct BackwardScratch {
+  Tensor dy, dq, dk, dv, dqkv;  // [B, H, T, dh] x 4, [B, T, 3C]
+  std::vector<float> key_bias_grad;
+};
+BackwardScratch& backward_scratch() {
+  thread_local BackwardScratch scratch;
+  return scratch;
+}
+
 }  // namespace
 
 MultiHeadAttention::MultiHeadAttention(int64_t d_model, int64_t n_head, bool qkv_bias,
@@ -81,6 +93,8 @@ MultiHeadAttention::MultiHeadAttention(int64_t d_model, int64_t n_head, bool qkv
                                      " is not divisible by n_head " + std::to_string(n_head));
 }
 
+void MultiHeadAttention::release_backward_buffers() { backward_scratch() = BackwardScratch(); }
+
 float MultiHeadAttention::scale() const {
   return 1.0f / std::sqrt(static_cast<float>(d_model_ / n_head_));
 }
@@ -92,9 +106,10 @@ void MultiHeadAttention::init(Rng& rng, float std, float proj_std) {
 
 Tensor MultiHeadAttention::forward(const Tensor& x, const Context& ctx,
                                    const ops::AttentionMask& mask) {
-  require(x.ndim() == 3 && x.dim(2) == d_model_, "MultiHeadAttention: input must be [B, T, " +
-                                                     std::to_string(d_model_) + "], got " +
-                                                     shape_str(x.shape()));
+  require(x.ndim() == 3 && x.dim(2) == d_model_, [&] {
+    return "MultiHeadAttention: input must be [B, T, " + std::to_string(d_model_) + "], got " +
+           shape_str(x.shape());
+  });
   const int64_t B = x.dim(0), T = x.dim(1), H = n_head_, dh = d_model_ / n_head_;
   const Tensor qkv = c_attn.forward(x, ctx);  // [B, T, 3C]
   for (Tensor* t : {&q_, &k_, &v_, &y_}) t->ensure_shape({B, H, T, dh});
@@ -133,47 +148,52 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const Context& ctx,
 
 Tensor MultiHeadAttention::backward(const Tensor& dout) {
   const int64_t B = q_.dim(0), H = n_head_, T = q_.dim(2), dh = q_.dim(3);
+  BackwardScratch& w = backward_scratch();
   Tensor dmerged = c_proj.backward(dout);  // [B, T, C]
-  Tensor dy = Tensor::empty({B, H, T, dh});
-  merge_heads(dy.data(), dmerged.data(), B, T, H, dh, /*to_merged=*/false);
+  w.dy.ensure_shape({B, H, T, dh});
+  merge_heads(w.dy.data(), dmerged.data(), B, T, H, dh, /*to_merged=*/false);
 
-  Tensor dq = Tensor::empty(q_.shape()), dk = Tensor::empty(k_.shape()),
-         dv = Tensor::empty(v_.shape());
+  for (Tensor* t : {&w.dq, &w.dk, &w.dv}) t->ensure_shape(q_.shape());
   const ops::AttentionShape s{B * H, T, T, dh, dh};
   if (tiled_) {
-    ops::attention_backward_tiled(dy.data(), q_.data(), k_.data(), v_.data(), y_.data(),
-                                  lse_.data(), dq.data(), dk.data(), dv.data(), s, scale(), mask_);
+    ops::attention_backward_tiled(w.dy.data(), q_.data(), k_.data(), v_.data(), y_.data(),
+                                  lse_.data(), w.dq.data(), w.dk.data(), w.dv.data(), s, scale(),
+                                  mask_);
   } else {
-    ops::attention_backward(dy.data(), q_.data(), k_.data(), v_.data(), att_.data(),
-                            dropped_ ? drop_mask_.data() : nullptr, dq.data(), dk.data(), dv.data(),
-                            s, scale());
+    ops::attention_backward(w.dy.data(), q_.data(), k_.data(), v_.data(), att_.data(),
+                            dropped_ ? drop_mask_.data() : nullptr, w.dq.data(), w.dk.data(),
+                            w.dv.data(), s, scale());
   }
-  Tensor dqkv = Tensor::empty({B, T, 3 * d_model_});
-  join_heads(dq.data(), dk.data(), dv.data(), dqkv.data(), B, T, H, dh);
+  w.dqkv.ensure_shape({B, T, 3 * d_model_});
+  join_heads(w.dq.data(), w.dk.data(), w.dv.data(), w.dqkv.data(), B, T, H, dh);
   // The key bias adds q_i . b_k to every score of row i alike, which softmax ignores: its
   // gradient is exactly zero. Summed in float32 it is rounding noise (~1e-11) that AdamW
   // divides by ~eps and turns into real updates, so keep it at exactly zero.
-  std::vector<float> key_bias_grad;
-  if (c_attn.bias.trainable())
-    key_bias_grad.assign(c_attn.bias.grad.data() + d_model_,
-                         c_attn.bias.grad.data() + 2 * d_model_);
-  Tensor dx = c_attn.backward(dqkv);
-  if (!key_bias_grad.empty())
-    std::copy(key_bias_grad.begin(), key_bias_grad.end(), c_attn.bias.grad.data() + d_model_);
+  const bool keep_key_bias = c_attn.bias.trainable();
+  if (keep_key_bias)
+    w.key_bias_grad.assign(c_attn.bias.grad.data() + d_model_,
+                           c_attn.bias.grad.data() + 2 * d_model_);
+  Tensor dx = c_attn.backward(w.dqkv);
+  if (keep_key_bias)
+    std::copy(w.key_bias_grad.begin(), w.key_bias_grad.end(), c_attn.bias.grad.data() + d_model_);
   return dx;
 }
 
 Tensor MultiHeadAttention::forward_cached(const Tensor& x, Tensor& k_cache, Tensor& v_cache,
                                           int64_t pos) {
-  require(
-      x.ndim() == 3 && x.dim(0) == 1 && x.dim(2) == d_model_,
-      "MultiHeadAttention::forward_cached: input must be [1, T, C], got " + shape_str(x.shape()));
+  require(x.ndim() == 3 && x.dim(0) == 1 && x.dim(2) == d_model_, [&] {
+    return "MultiHeadAttention::forward_cached: input must be [1, T, C], got " +
+           shape_str(x.shape());
+  });
   const int64_t Tn = x.dim(1), H = n_head_, dh = d_model_ / n_head_, C = d_model_;
   const int64_t max_len = k_cache.dim(1), Tk = pos + Tn;
-  require(Tk <= max_len, "KV cache overflow: " + std::to_string(Tk) + " positions, room for " +
-                             std::to_string(max_len));
+  require(Tk <= max_len, [&] {
+    return "KV cache overflow: " + std::to_string(Tk) + " positions, room for " +
+           std::to_string(max_len);
+  });
   const Tensor qkv = c_attn.forward(x);  // [1, Tn, 3C]
-  Tensor q = Tensor::empty({H, Tn, dh});
+  Tensor& q = cached_q_;
+  q.ensure_shape({H, Tn, dh});
   for (int64_t h = 0; h < H; ++h) {
     for (int64_t t = 0; t < Tn; ++t) {
       const float* row = qkv.data() + t * 3 * C + h * dh;
@@ -182,7 +202,13 @@ Tensor MultiHeadAttention::forward_cached(const Tensor& x, Tensor& k_cache, Tens
       std::memcpy(v_cache.data() + (h * max_len + pos + t) * dh, row + 2 * C, sizeof(float) * dh);
     }
   }
-  Tensor y = Tensor::empty({H, Tn, dh}), att = Tensor::empty({H, Tn, Tk});
+  Tensor& y = cached_y_;
+  y.ensure_shape({H, Tn, dh});
+  // att [H, Tn, Tk] in a buffer sized for the longest Tk (max_len), so that the decoding
+  // steps, one key longer each, reuse it.
+  if (cached_att_.size() < static_cast<size_t>(H * Tn * max_len))
+    cached_att_.resize(static_cast<size_t>(H * Tn * max_len));
+  float* att = cached_att_.data();
   ops::AttentionMask mask;
   mask.causal = true;  // query i (position pos+i) sees keys 0 .. pos+i
   // One set per head (the cache rows are max_len apart), heads spread over the threads: one
@@ -193,13 +219,13 @@ Tensor MultiHeadAttention::forward_cached(const Tensor& x, Tensor& k_cache, Tens
     errors.run([&] {
       ops::attention_forward(q.data() + h * Tn * dh, k_cache.data() + h * max_len * dh,
                              v_cache.data() + h * max_len * dh, y.data() + h * Tn * dh,
-                             att.data() + h * Tn * Tk, {1, Tn, Tk, dh, dh}, scale(), mask);
+                             att + h * Tn * Tk, {1, Tn, Tk, dh, dh}, scale(), mask);
     });
   }
   errors.rethrow();
-  Tensor merged = Tensor::empty({1, Tn, C});
-  merge_heads(y.data(), merged.data(), 1, Tn, H, dh, /*to_merged=*/true);
-  return c_proj.forward(merged);
+  cached_merged_.ensure_shape({1, Tn, C});
+  merge_heads(y.data(), cached_merged_.data(), 1, Tn, H, dh, /*to_merged=*/true);
+  return c_proj.forward(cached_merged_);
 }
 
 void MultiHeadAttention::parameters(ParameterList& list, const std::string& prefix) {

@@ -11,6 +11,7 @@
 // (a padding mask is shared by every head of a sequence).
 #pragma once
 #include <string>
+#include <vector>
 
 #include "nn/context.h"
 #include "nn/linear.h"
@@ -26,6 +27,10 @@ class MultiHeadAttention {
 
   Tensor forward(const Tensor& x, const Context& ctx, const ops::AttentionMask& mask);
   Tensor backward(const Tensor& dout);
+  // Backward's work buffers are one set per thread, shared by every attention layer and
+  // kept between steps; this frees the calling thread's set (the next backward sizes it
+  // again). For measuring memory, or after training.
+  static void release_backward_buffers();
 
   // Inference with a KV cache (batch 1): x [1, Tn, C] holds positions pos .. pos+Tn-1.
   // Their keys and values are written into k_cache, v_cache [H, max_len, dh] at pos, and
@@ -52,6 +57,10 @@ class MultiHeadAttention {
   bool tiled_ = false;
   Tensor lse_, additive_;
   ops::AttentionMask mask_;
+  // Decoding's buffers (forward_cached), kept from step to step (the memory plan).
+  // (Backward's work buffers are one set shared by all layers: the .cpp file.)
+  Tensor cached_q_, cached_y_, cached_merged_;
+  std::vector<float> cached_att_;
 };
 
 }  // namespace tinylm::nn

@@ -34,9 +34,10 @@ void PositionalEncoding::init(Rng& rng, float std) {
 }
 
 Tensor PositionalEncoding::forward(int64_t start, int64_t T) {
-  require(start >= 0 && start + T <= max_len_,
-          "positions " + std::to_string(start) + ".." + std::to_string(start + T - 1) +
-              " exceed the context length " + std::to_string(max_len_));
+  require(start >= 0 && start + T <= max_len_, [&] {
+    return "positions " + std::to_string(start) + ".." + std::to_string(start + T - 1) +
+           " exceed the context length " + std::to_string(max_len_);
+  });
   start_ = start;
   y_.ensure_shape({T, dim_});
   std::memcpy(y_.data(), weight.value.data() + start * dim_, sizeof(float) * T * dim_);

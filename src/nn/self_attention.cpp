@@ -17,7 +17,8 @@ void SelfAttention::init(Rng& rng, float std) {
 }
 
 Tensor SelfAttention::forward(const Tensor& x, const ops::AttentionMask& mask) {
-  require(x.ndim() == 3, "SelfAttention: input must be [B, T, C], got " + shape_str(x.shape()));
+  require(x.ndim() == 3,
+          [&] { return "SelfAttention: input must be [B, T, C], got " + shape_str(x.shape()); });
   const int64_t B = x.dim(0), T = x.dim(1);
   // Each projection reuses its own output buffer, so keep copies-by-handle here.
   q_ = w_q.forward(x);

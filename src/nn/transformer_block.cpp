@@ -47,24 +47,25 @@ Tensor TransformerBlock::forward(const Tensor& x, const Context& ctx,
     add_residual(h_, mlp_drop_.forward(mlp.forward(ln_2.forward(h_), ctx), ctx), y_);
     return y_;
   }
-  Tensor sum1;
-  add_residual(x, attn_drop_.forward(attn.forward(x, ctx, mask), ctx), sum1);
-  h_ = ln_1.forward(sum1);
-  Tensor sum2;
-  add_residual(h_, mlp_drop_.forward(mlp.forward(h_, ctx), ctx), sum2);
-  return ln_2.forward(sum2);
+  add_residual(x, attn_drop_.forward(attn.forward(x, ctx, mask), ctx), sum1_);
+  h_ = ln_1.forward(sum1_);
+  add_residual(h_, mlp_drop_.forward(mlp.forward(h_, ctx), ctx), sum2_);
+  return ln_2.forward(sum2_);
 }
 
 Tensor TransformerBlock::forward_cached(const Tensor& x, Tensor& k_cache, Tensor& v_cache,
                                         int64_t pos) {
-  Tensor h, y;
+  Tensor& h = cached_h_;
+  Tensor& y = cached_y_;
   if (pre_ln_) {
     add_residual(x, attn.forward_cached(ln_1.forward(x), k_cache, v_cache, pos), h);
     add_residual(h, mlp.forward(ln_2.forward(h)), y);
     return y;
   }
-  add_residual(x, attn.forward_cached(x, k_cache, v_cache, pos), h);
-  h = ln_1.forward(h).clone();
+  add_residual(x, attn.forward_cached(x, k_cache, v_cache, pos), y);
+  const Tensor normed = ln_1.forward(y);
+  h.ensure_shape(normed.shape());
+  h.copy_from(normed);
   add_residual(h, mlp.forward(h), y);
   return ln_2.forward(y);
 }

@@ -37,7 +37,10 @@ class TransformerBlock {
   // out = a + b, or out = b when the residual connection is switched off.
   void add_residual(const Tensor& a, const Tensor& b, Tensor& out) const;
   Dropout attn_drop_, mlp_drop_;
-  Tensor h_, y_, dh_, dx_;
+  // Every buffer a step writes, kept from step to step (the memory plan): training's
+  // (sum1_, sum2_ only post-LN) and decoding's (cached_*).
+  Tensor h_, y_, dh_, dx_, sum1_, sum2_;
+  Tensor cached_h_, cached_y_;
 };
 
 // a + b, element-wise, into out (resized to a's shape).

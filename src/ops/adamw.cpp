@@ -23,7 +23,7 @@ constexpr int64_t kMinParallel = 1 << 15;  // below this many elements, stay ser
 
 void adamw_update(float* p, const float* g, float* m, float* v, int64_t N, const AdamWHyper& h,
                   int64_t step) {
-  require(step >= 1, "adamw: step must start at 1, got " + std::to_string(step));
+  require(step >= 1, [&] { return "adamw: step must start at 1, got " + std::to_string(step); });
   const double lr = h.lr, b1 = h.beta1, b2 = h.beta2, t = static_cast<double>(step);
   const float decay = static_cast<float>(1.0 - lr * h.weight_decay);
   const float one_minus_b1 = static_cast<float>(1.0 - b1);

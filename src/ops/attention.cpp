@@ -33,9 +33,10 @@ void check_shape(const AttentionShape& s, const AttentionMask& mask) {
   require(s.N >= 0 && s.Tq >= 0 && s.Tk >= 0 && s.Dk >= 0 && s.Dv >= 0,
           "attention: negative dimension");
   if (mask.additive) {
-    require(mask.additive_sets >= 1 && s.N % mask.additive_sets == 0,
-            "attention: additive mask has " + std::to_string(mask.additive_sets) +
-                " sets, which does not divide N = " + std::to_string(s.N));
+    require(mask.additive_sets >= 1 && s.N % mask.additive_sets == 0, [&] {
+      return "attention: additive mask has " + std::to_string(mask.additive_sets) +
+             " sets, which does not divide N = " + std::to_string(s.N);
+    });
   }
 }
 
@@ -72,8 +73,9 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
   check_shape(s, mask);
   const auto [N, Tq, Tk, Dk, Dv] = s;
   const int64_t TT = Tq * Tk;
-  require(dropout_p >= 0.0f && dropout_p <= 1.0f,
-          "attention: dropout probability " + std::to_string(dropout_p) + " is outside [0, 1]");
+  require(dropout_p >= 0.0f && dropout_p <= 1.0f, [&] {
+    return "attention: dropout probability " + std::to_string(dropout_p) + " is outside [0, 1]";
+  });
   const bool drop = dropout_p > 0.0f;
   if (drop) {
     require(drop_mask != nullptr && rng != nullptr,
@@ -85,7 +87,8 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
   const int64_t per_mask = mask.additive ? N / mask.additive_sets : 1;
   const bool parallel_rows = N == 1 && TT >= kMinParallel;
 
-  ThreadScratch scratch(drop ? TT : 0);  // A' for one set, per thread
+  thread_local std::vector<float> pool;  // kept from call to call
+  ThreadScratch scratch(pool, drop ? TT : 0);  // A' for one set, per thread
 #pragma omp parallel if (N > 1)
   {
     float* dropped = scratch.mine();
@@ -115,7 +118,8 @@ void attention_backward(const float* dy, const float* q, const float* k, const f
   const int64_t TT = Tq * Tk;
   const bool parallel_rows = N == 1 && TT >= kMinParallel;
 
-  ThreadScratch scratch(TT + (drop_mask ? TT : 0));  // dA and A' for one set, per thread
+  thread_local std::vector<float> pool;  // kept from call to call
+  ThreadScratch scratch(pool, TT + (drop_mask ? TT : 0));  // dA and A' for one set, per thread
 #pragma omp parallel if (N > 1)
   {
     float* dA = scratch.mine();

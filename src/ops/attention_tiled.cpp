@@ -59,9 +59,10 @@ void check(const AttentionShape& s, const AttentionMask& mask) {
   require(s.N >= 0 && s.Tq >= 0 && s.Tk >= 0 && s.Dk >= 0 && s.Dv >= 0,
           "attention: negative dimension");
   if (mask.additive) {
-    require(mask.additive_sets >= 1 && s.N % mask.additive_sets == 0,
-            "attention: additive mask has " + std::to_string(mask.additive_sets) +
-                " sets, which does not divide N = " + std::to_string(s.N));
+    require(mask.additive_sets >= 1 && s.N % mask.additive_sets == 0, [&] {
+      return "attention: additive mask has " + std::to_string(mask.additive_sets) +
+             " sets, which does not divide N = " + std::to_string(s.N);
+    });
   }
 }
 
@@ -73,7 +74,8 @@ void attention_forward_tiled(const float* q, const float* k, const float* v, flo
   const auto [N, Tq, Tk, Dk, Dv] = s;
   const int64_t per_mask = mask.additive ? N / mask.additive_sets : 1;
 
-  ThreadScratch scratch(kQueryBlock * kKeyBlock + 2 * kQueryBlock);  // S, m, l per thread
+  thread_local std::vector<float> pool;  // kept from call to call
+  ThreadScratch scratch(pool, kQueryBlock * kKeyBlock + 2 * kQueryBlock);  // S, m, l per thread
 #pragma omp parallel
   {
     float* S = scratch.mine();
@@ -141,7 +143,8 @@ void attention_backward_tiled(const float* dy, const float* q, const float* k, c
   const auto [N, Tq, Tk, Dk, Dv] = s;
   const int64_t per_mask = mask.additive ? N / mask.additive_sets : 1;
 
-  ThreadScratch scratch(2 * kQueryBlock * kKeyBlock + Tq);  // P, dP, delta per thread
+  thread_local std::vector<float> pool;  // kept from call to call
+  ThreadScratch scratch(pool, 2 * kQueryBlock * kKeyBlock + Tq);  // P, dP, delta per thread
 #pragma omp parallel
   {
     float* P = scratch.mine();

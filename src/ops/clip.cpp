@@ -16,10 +16,13 @@ constexpr int64_t kChunk = 1 << 14;
 
 double clip_grad_norm(const std::vector<GradSpan>& grads, double max_norm) {
   double total = 0.0;
-  std::vector<double> partial;
+  // Kept from call to call (the memory plan); the region's threads write through the
+  // pointer, since each thread has its own thread_local.
+  thread_local std::vector<double> partial_pool;
   for (const GradSpan& span : grads) {
     const int64_t chunks = (span.size + kChunk - 1) / kChunk;
-    partial.assign(chunks, 0.0);
+    partial_pool.assign(chunks, 0.0);
+    double* partial = partial_pool.data();
 #pragma omp parallel for schedule(static) if (chunks > 1)
     for (int64_t c = 0; c < chunks; ++c) {
       const float* g = span.data + c * kChunk;
@@ -29,7 +32,7 @@ double clip_grad_norm(const std::vector<GradSpan>& grads, double max_norm) {
       for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(g[i]) * g[i];
       partial[c] = sum;
     }
-    for (double s : partial) total += s;
+    for (int64_t c = 0; c < chunks; ++c) total += partial[c];
   }
   const double norm = std::sqrt(total);
   const double coef = max_norm / (norm + 1e-6);

@@ -26,13 +26,18 @@ double cross_entropy(const float* logits, const int32_t* targets, float* dlogits
   int64_t count = 0;
   for (int64_t i = 0; i < N; ++i) {
     if (targets[i] == ignore_index) continue;
-    require(targets[i] >= 0 && targets[i] < V,
-            "cross_entropy: target " + std::to_string(targets[i]) + " at position " +
-                std::to_string(i) + " is out of range [0, " + std::to_string(V) + ")");
+    require(targets[i] >= 0 && targets[i] < V, [&] {
+      return "cross_entropy: target " + std::to_string(targets[i]) + " at position " +
+             std::to_string(i) + " is out of range [0, " + std::to_string(V) + ")";
+    });
     ++count;
   }
   const float inv_count = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
-  std::vector<double> row_loss(N, 0.0);
+  // Kept from call to call (the memory plan); the region's threads write through the
+  // pointer, since each thread has its own thread_local.
+  thread_local std::vector<double> row_loss_pool;
+  row_loss_pool.assign(N, 0.0);
+  double* row_loss = row_loss_pool.data();
 
 #pragma omp parallel for schedule(static) if (N > 1 && N * V >= kMinParallel)
   for (int64_t i = 0; i < N; ++i) {

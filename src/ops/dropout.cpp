@@ -16,7 +16,7 @@ constexpr int64_t kMinParallel = 1 << 14;  // below this many elements, stay ser
 
 void dropout_draw_mask(float* mask, int64_t N, float p, Rng& rng) {
   require(p >= 0.0f && p <= 1.0f,
-          "dropout: probability " + std::to_string(p) + " is outside [0, 1]");
+          [&] { return "dropout: probability " + std::to_string(p) + " is outside [0, 1]"; });
   if (p == 0.0f) {
     for (int64_t i = 0; i < N; ++i) mask[i] = 1.0f;
     return;

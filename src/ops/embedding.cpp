@@ -18,9 +18,10 @@ constexpr int64_t kMinParallel = 1 << 14;  // below this many elements, stay ser
 
 void check_ids(const int32_t* ids, int64_t N, int64_t V) {
   for (int64_t i = 0; i < N; ++i) {
-    require(ids[i] >= 0 && ids[i] < V, "embedding: id " + std::to_string(ids[i]) + " at position " +
-                                           std::to_string(i) + " is out of range [0, " +
-                                           std::to_string(V) + ")");
+    require(ids[i] >= 0 && ids[i] < V, [&] {
+      return "embedding: id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
+             " is out of range [0, " + std::to_string(V) + ")";
+    });
   }
 }
 

@@ -72,7 +72,7 @@ MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool tr
   if (drop) add(S::Backward, "embedding dropout dx", "[B, T, C]", BTC);
   add(S::Backward, "dpos (batch sum)", "[T, C]", T * C);
 
-  // Temporaries of MultiHeadAttention::backward, one block at a time.
+  // MultiHeadAttention::backward's work buffers: one set, shared by every block.
   add(S::Transient, "attention backward: dy, dq, dk, dv, dqkv", "4 x [B, H, T, dh] + [B, T, 3C]",
       7 * BTC);
 

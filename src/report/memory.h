@@ -13,8 +13,8 @@
 //   backward:  gradient buffers each module reuses from step to step (Linear dx,
 //              LayerNorm dx, FeedForward d(pre-activation), the block's dh and dx,
 //              GPT's dxf and dpos).
-//   transient: freed within backward: MultiHeadAttention's dy, dq, dk, dv and dqkv,
-//              alive for one block at a time; they set the peak.
+//   transient: used within backward only: MultiHeadAttention's dy, dq, dk, dv and dqkv,
+//              one set shared by every block, kept between steps (the memory plan).
 // Per block, training with dropout off: forward 14 BTC + 2 BTF + B H T + 4 BT,
 // backward 7 BTC + 2 BTF, transient 7 BTC (F = d_ff).
 #pragma once

@@ -123,7 +123,7 @@ std::string render_memory(const MemoryEstimate& m) {
   const double peak = static_cast<double>(m.training_peak());
   const char* headings[] = {"weights", "forward activations kept for backward",
                             "backward buffers kept by modules between steps",
-                            "transient (freed within backward)"};
+                            "work buffers of backward (one set for all blocks)"};
   int section = -1;
   for (const auto& r : m.rows) {
     if (static_cast<int>(r.section) != section) {

@@ -96,9 +96,9 @@ void Tensor::copy_from(const Tensor& other) {
   if (numel_) std::memcpy(data(), other.data(), sizeof(float) * numel_);
 }
 
-void check_shape(const Tensor& t, const Shape& expected, const std::string& what) {
+void check_shape(const Tensor& t, const Shape& expected, std::string_view what) {
   if (t.shape() != expected)
-    throw InputError(what + ": expected shape " + shape_str(expected) + ", got " +
+    throw InputError(std::string(what) + ": expected shape " + shape_str(expected) + ", got " +
                      shape_str(t.shape()));
 }
 

@@ -8,11 +8,12 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
-namespace tinylm {
+#include "tensor/shape.h"
 
-using Shape = std::vector<int64_t>;
+namespace tinylm {
 
 std::string shape_str(const Shape& shape);  // "[2, 3, 4]"
 int64_t shape_numel(const Shape& shape);
@@ -57,6 +58,6 @@ class Tensor {
 };
 
 // Throws InputError("<what>: expected shape A, got B") if the shapes differ.
-void check_shape(const Tensor& t, const Shape& expected, const std::string& what);
+void check_shape(const Tensor& t, const Shape& expected, std::string_view what);
 
 }  // namespace tinylm

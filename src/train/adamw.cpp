@@ -25,7 +25,8 @@ void AdamW::step(float lr) {
 }
 
 double clip_gradients(const ParameterList& params, double max_norm) {
-  std::vector<ops::GradSpan> spans;
+  thread_local std::vector<ops::GradSpan> spans;  // kept from call to call (the memory plan)
+  spans.clear();
   for (const auto& p : params)
     if (p.param->trainable()) spans.push_back({p.param->grad.data(), p.param->grad.numel()});
   return ops::clip_grad_norm(spans, max_norm);

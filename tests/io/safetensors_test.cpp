@@ -372,6 +372,12 @@ TEST(SafeTensorsMalformed, SizeDoesNotMatchShape) {
                {"tensor 't'", "needs 4"});
 }
 
+TEST(SafeTensorsMalformed, MoreDimensionsThanAShapeHolds) {
+  expect_error(
+      one_tensor(R"("dtype": "U8", "shape": [1, 1, 1, 1, 1, 1, 1, 1, 1], "data_offsets": [0, 8])"),
+      {"tensor 't'", "more than 8 dimensions"});
+}
+
 TEST(SafeTensorsMalformed, OverlappingTensors) {
   expect_error(make_file(R"({"a": {"dtype": "U8", "shape": [6], "data_offsets": [0, 6]},)"
                          R"( "b": {"dtype": "U8", "shape": [4], "data_offsets": [4, 8]}})",

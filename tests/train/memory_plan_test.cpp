@@ -1,0 +1,101 @@
+// MEASUREMENT: the memory plan. After the first step has sized every buffer, a training
+// step (forward, backward, clipping, AdamW) and a decoding step (one token through the KV
+// cache) allocate nothing: the heap counter (report/heap_counter.h, included in this one
+// file of the test program) counts every operator new of a step. oneDNN's sgemm allocates
+// a small object on every call, inside the library; those calls are counted apart and
+// reported, not charged to tinylm.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <vector>
+
+#include "model/gpt.h"
+#include "model/kv_cache.h"
+#include "report/heap_counter.h"
+#include "train/adamw.h"
+
+namespace tinylm {
+namespace {
+
+constexpr int64_t kBatch = 4, kSeq = 64;
+
+GPTConfig small_config(double dropout, bool pre_ln) {
+  GPTConfig c;
+  c.vocab_size = 65, c.block_size = kSeq, c.n_layer = 2, c.n_head = 4, c.d_model = 64;
+  c.dropout = dropout;
+  c.pre_ln = pre_ln;
+  return c;
+}
+
+std::vector<int32_t> random_ids(int64_t n, int64_t vocab, Rng& rng) {
+  std::vector<int32_t> ids(n);
+  for (auto& id : ids) id = static_cast<int32_t>(rng.below(vocab));
+  return ids;
+}
+
+// Allocations made by tinylm (not by the math libraries) while f runs; printed if asked.
+template <class F>
+int64_t allocations_during(F&& f, bool print = false) {
+  report::split_math_libraries(true);
+  const int64_t all = report::heap_allocations();
+  const int64_t library = report::heap_allocations_by_math_libraries();
+  f();
+  const int64_t by_library = report::heap_allocations_by_math_libraries() - library;
+  const int64_t by_tinylm = report::heap_allocations() - all - by_library;
+  report::split_math_libraries(false);
+  if (print)
+    std::printf("  %lld allocations by tinylm, %lld inside the math library\n",
+                static_cast<long long>(by_tinylm), static_cast<long long>(by_library));
+  return by_tinylm;
+}
+
+TEST(MeasuredMemoryPlan, TrainingStepsAfterTheFirstAllocateNothing) {
+  for (const bool pre_ln : {true, false}) {
+    for (const double dropout : {0.0, 0.1}) {
+      const GPTConfig c = small_config(dropout, pre_ln);
+      GPT model(c);
+      Rng rng(1);
+      model.init(rng);
+      const std::vector<int32_t> ids = random_ids(kBatch * kSeq, c.vocab_size, rng);
+      const std::vector<int32_t> targets = random_ids(kBatch * kSeq, c.vocab_size, rng);
+      const ParameterList params = model.parameters();
+      AdamW opt(params, AdamWConfig{});
+      const nn::Context ctx{true, &rng};
+      for (int step = 1; step <= 3; ++step) {
+        std::printf("pre_ln %d, dropout %.1f, training step %d:", pre_ln, dropout, step);
+        const int64_t allocations = allocations_during(
+            [&] {
+              for (const auto& p : params) p.param->grad.zero();  // as the run session does
+              model.forward_loss(ids.data(), targets.data(), kBatch, kSeq, ctx);
+              model.backward();
+              clip_gradients(params, 1.0);
+              opt.step(1e-3f);
+            },
+            /*print=*/true);
+        if (step > 1) EXPECT_EQ(allocations, 0) << "training step " << step;
+      }
+    }
+  }
+}
+
+TEST(MeasuredMemoryPlan, DecodingStepsAfterTheFirstAllocateNothing) {
+  for (const bool pre_ln : {true, false}) {
+    for (const bool bf16 : {false, true}) {
+      GPT model(small_config(0.0, pre_ln));
+      Rng rng(2);
+      model.init(rng);
+      model.set_bf16_decode(bf16);
+      const std::vector<int32_t> ids = random_ids(kSeq, 65, rng);
+      KVCache cache(model.config());
+      model.forward_cached(ids.data(), 8, cache);  // the prompt
+      for (int64_t t = 8; t < kSeq; ++t) {
+        const int64_t allocations =
+            allocations_during([&] { model.forward_cached(ids.data() + t, 1, cache); });
+        if (t > 8) EXPECT_EQ(allocations, 0) << "decoding step at position " << t;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tinylm

@@ -11,7 +11,6 @@
 
 #include "finetune/classifier.h"
 #include "train/trainable.h"
-#include "tensor/memory_reuse.h"
 #include "tensor/threads.h"
 #include "train/adamw.h"
 
@@ -35,7 +34,6 @@ int main(int argc, char** argv) {
     }
   }
   set_num_threads(static_cast<int>(threads));
-  reuse_freed_memory();  // as the tinylm CLI does
   GPTConfig c;  // GPT-2 124M: 12 layers, 12 heads, d 768, 1,024 positions, 50,257 tokens
   c.n_layer = 12, c.n_head = 12, c.d_model = 768, c.block_size = 1024, c.vocab_size = 50257;
   c.qkv_bias = c.attn_proj_bias = c.ffn_bias = c.ln_bias = false;  // nanoGPT bias=False

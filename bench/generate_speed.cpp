@@ -15,7 +15,6 @@
 #include "ceilings.h"
 #include "generate/generate.h"
 #include "model/gpt.h"
-#include "tensor/memory_reuse.h"
 #include "tensor/threads.h"
 
 using namespace tinylm;
@@ -44,7 +43,6 @@ int main(int argc, char** argv) {
     }
   }
   set_num_threads(static_cast<int>(threads));
-  reuse_freed_memory();  // as the tinylm CLI does
   const GPTConfig c = GPTConfig::preset(preset);
   GPT model(c);
   Rng rng(1);

@@ -15,7 +15,6 @@
 #include "ceilings.h"
 #include "model/gpt.h"
 #include "report/flops.h"
-#include "tensor/memory_reuse.h"
 #include "tensor/threads.h"
 #include "train/adamw.h"
 
@@ -44,7 +43,6 @@ int main(int argc, char** argv) {
     }
   }
   set_num_threads(static_cast<int>(threads));
-  reuse_freed_memory();  // as the tinylm CLI does
   GPT model(c);
   Rng rng(1);
   model.init(rng);

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "cli/verbs.h"
-#include "tensor/memory_reuse.h"
 #include "util/error.h"
 #include "util/utf8.h"
 
@@ -28,7 +27,6 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string verb = argv[1];
-  tinylm::reuse_freed_memory();  // each training step's tensors reuse the last step's pages
   // Arguments are text (paths and values end up in JSON, logs and messages): bytes that
   // are not UTF-8 are bad input, named here rather than failing later.
   for (int i = 1; i < argc; ++i) {

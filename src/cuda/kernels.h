@@ -7,6 +7,7 @@
 
 #include "ops/activation.h"
 #include "ops/adamw.h"
+#include "util/ignore_index.h"
 
 namespace tinylm::cuda {
 
@@ -32,6 +33,6 @@ void adamw_update(float* p, const float* g, float* m, float* v, int64_t N, const
 // and every other target must be in [0, V): the caller knows both from the host batch
 // (the mean loss is sum(row_loss) / count).
 void cross_entropy(const float* logits, const int32_t* targets, float* dlogits, float* row_loss,
-                   int64_t N, int64_t V, int64_t count, int32_t ignore_index = -100);
+                   int64_t N, int64_t V, int64_t count, int32_t ignore_index = kIgnoreIndex);
 
 }  // namespace tinylm::cuda

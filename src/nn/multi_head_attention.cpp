@@ -204,10 +204,11 @@ Tensor MultiHeadAttention::forward_cached(const Tensor& x, Tensor& k_cache, Tens
   }
   Tensor& y = cached_y_;
   y.ensure_shape({H, Tn, dh});
-  // att [H, Tn, Tk] in a buffer sized for the longest Tk (max_len), so that the decoding
-  // steps, one key longer each, reuse it.
-  if (cached_att_.size() < static_cast<size_t>(H * Tn * max_len))
-    cached_att_.resize(static_cast<size_t>(H * Tn * max_len));
+  // att [H, Tn, Tk]. A decoding step (Tn = 1) sizes the buffer for the longest key range
+  // (max_len), so the following steps, one key longer each, reuse it; a prompt takes
+  // only what it needs.
+  const size_t att_size = static_cast<size_t>(H * Tn * (Tn == 1 ? max_len : Tk));
+  if (cached_att_.size() < att_size) cached_att_.resize(att_size);
   float* att = cached_att_.data();
   ops::AttentionMask mask;
   mask.causal = true;  // query i (position pos+i) sees keys 0 .. pos+i

@@ -25,16 +25,35 @@ int64_t shape_numel(const Shape& shape) {
   return n;
 }
 
-Tensor Tensor::empty(const Shape& shape) {
-  if (shape.size() > 4) throw InputError("tensors have at most 4 dimensions, got " + shape_str(shape));
+namespace {
+
+// Storage of n floats on a device other than the CPU, freed through that device.
+std::shared_ptr<float[]> device_storage(Device device, int64_t n) {
+  const DeviceMemory& memory = device_memory(device);
+  float* p = static_cast<float*>(memory.alloc(sizeof(float) * std::max<int64_t>(n, 1)));
+  return std::shared_ptr<float[]>(p, [free = memory.free](float* q) { free(q); });
+}
+
+}  // namespace
+
+Tensor Tensor::empty(const Shape& shape, Device device) {
+  if (shape.size() > 4)
+    throw InputError("tensors have at most 4 dimensions, got " + shape_str(shape));
   Tensor t;
   t.shape_ = shape;
   t.numel_ = shape_numel(shape);
-  t.storage_ = std::make_shared_for_overwrite<float[]>(std::max<int64_t>(t.numel_, 1));
+  t.device_ = device;
+  t.storage_ = device == Device::kCpu
+                   ? std::make_shared_for_overwrite<float[]>(std::max<int64_t>(t.numel_, 1))
+                   : device_storage(device, t.numel_);
   return t;
 }
 
-Tensor Tensor::zeros(const Shape& shape) { return full(shape, 0.0f); }
+Tensor Tensor::zeros(const Shape& shape, Device device) {
+  Tensor t = empty(shape, device);
+  t.zero();
+  return t;
+}
 
 Tensor Tensor::full(const Shape& shape, float value) {
   Tensor t = empty(shape);
@@ -54,13 +73,28 @@ Tensor Tensor::from(const Shape& shape, std::vector<float> values) {
 int64_t Tensor::dim(int i) const {
   const int n = ndim();
   if (i < 0) i += n;
-  if (i < 0 || i >= n) throw InputError("dim " + std::to_string(i) + " of shape " + shape_str(shape_));
+  if (i < 0 || i >= n)
+    throw InputError("dim " + std::to_string(i) + " of shape " + shape_str(shape_));
   return shape_[i];
 }
 
+std::vector<float> Tensor::to_vector() const {
+  if (device_ == Device::kCpu) return {data(), data() + numel_};
+  std::vector<float> host(numel_);
+  if (numel_) device_memory(device_).to_host(host.data(), data(), sizeof(float) * numel_);
+  return host;
+}
+
 Tensor Tensor::clone() const {
-  Tensor t = empty(shape_);
-  if (numel_) std::memcpy(t.data(), data(), sizeof(float) * numel_);
+  Tensor t = empty(shape_, device_);
+  t.copy_from(*this);
+  return t;
+}
+
+Tensor Tensor::to(Device device) const {
+  if (device == device_) return *this;
+  Tensor t = empty(shape_, device);
+  t.copy_from(*this);
   return t;
 }
 
@@ -83,17 +117,38 @@ Tensor Tensor::reshaped(Shape shape) const {
   return t;
 }
 
-void Tensor::fill(float value) { std::fill(data(), data() + numel_, value); }
+void Tensor::fill(float value) {
+  if (device_ == Device::kCpu) {
+    std::fill(data(), data() + numel_, value);
+    return;
+  }
+  require(value == 0.0f, [&] {
+    return std::string("fill: a ") + device_name(device_) + " tensor can only be zeroed";
+  });
+  if (numel_) device_memory(device_).zero(data(), sizeof(float) * numel_);
+}
 
 void Tensor::ensure_shape(const Shape& shape) {
   if (storage_ && shape == shape_) return;
-  *this = empty(shape);
+  *this = empty(shape, device_);
 }
 
+// Between two devices other than the CPU, the numbers pass through the host.
 void Tensor::copy_from(const Tensor& other) {
   if (other.numel_ != numel_)
     throw InputError("copy_from: " + shape_str(other.shape_) + " into " + shape_str(shape_));
-  if (numel_) std::memcpy(data(), other.data(), sizeof(float) * numel_);
+  if (!numel_) return;
+  const size_t bytes = sizeof(float) * numel_;
+  if (device_ == Device::kCpu && other.device_ == Device::kCpu) {
+    std::memcpy(data(), other.data(), bytes);
+  } else if (other.device_ == Device::kCpu) {
+    device_memory(device_).to_device(data(), other.data(), bytes);
+  } else if (device_ == Device::kCpu) {
+    device_memory(other.device_).to_host(data(), other.data(), bytes);
+  } else {
+    const std::vector<float> host = other.to_vector();
+    device_memory(device_).to_device(data(), host.data(), bytes);
+  }
 }
 
 void check_shape(const Tensor& t, const Shape& expected, std::string_view what) {

@@ -3,6 +3,11 @@
 // Copies are shallow (they share storage, like torch.Tensor); clone() copies the data.
 // reshaped() returns a view with the same storage. Kernels in ops/ work on raw pointers
 // and sizes; Tensor is the container that modules and models pass around.
+//
+// A tensor lives on a device (tensor/device.h; the CPU unless made elsewhere): data() is
+// then a pointer into that device's memory, for that device's kernels (backend/). Only
+// CPU tensors may be indexed with [] or filled with a value other than 0; to(), to_vector()
+// and copy_from() move numbers between devices.
 #pragma once
 #include <cstdint>
 #include <initializer_list>
@@ -11,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tensor/device.h"
 #include "tensor/shape.h"
 
 namespace tinylm {
@@ -22,8 +28,8 @@ class Tensor {
  public:
   Tensor() = default;
   // Uninitialised contents (fast); use zeros() when they must start at 0.
-  static Tensor empty(const Shape& shape);
-  static Tensor zeros(const Shape& shape);
+  static Tensor empty(const Shape& shape, Device device = Device::kCpu);
+  static Tensor zeros(const Shape& shape, Device device = Device::kCpu);
   static Tensor full(const Shape& shape, float value);
   static Tensor from(const Shape& shape, std::vector<float> values);
 
@@ -33,14 +39,17 @@ class Tensor {
   int64_t dim(int i) const;
   int64_t numel() const { return numel_; }
   bool defined() const { return storage_ != nullptr; }
+  Device device() const { return device_; }
 
   float* data() { return storage_.get(); }
   const float* data() const { return storage_.get(); }
   float& operator[](int64_t i) { return storage_.get()[i]; }
   float operator[](int64_t i) const { return storage_.get()[i]; }
-  std::vector<float> to_vector() const { return {data(), data() + numel_}; }
+  std::vector<float> to_vector() const;  // downloads a tensor of another device
 
   Tensor clone() const;
+  // This tensor if it is on `device`, else a copy there.
+  Tensor to(Device device) const;
   // A view with a new shape of the same numel; one dimension may be -1 (inferred).
   Tensor reshaped(Shape shape) const;
   void fill(float value);
@@ -48,12 +57,13 @@ class Tensor {
   // Reallocates (contents undefined) unless the tensor already has exactly this shape.
   // Lets modules reuse their activation buffers from step to step.
   void ensure_shape(const Shape& shape);
-  // Copies values from a tensor of the same numel.
+  // Copies values from a tensor of the same numel, on any device.
   void copy_from(const Tensor& other);
 
  private:
   Shape shape_;
   int64_t numel_ = 0;
+  Device device_ = Device::kCpu;
   std::shared_ptr<float[]> storage_;
 };
 

@@ -42,8 +42,8 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
 
 // dq, dk, dv are overwritten. att and drop_mask are what forward wrote.
 void attention_backward(const float* dy, const float* q, const float* k, const float* v,
-                        const float* att, const float* drop_mask, float* dq, float* dk,
-                        float* dv, const AttentionShape& s, float scale);
+                        const float* att, const float* drop_mask, float* dq, float* dk, float* dv,
+                        const AttentionShape& s, float scale);
 
 // Tiled attention for training without attention dropout (ops/attention_tiled.cpp): the
 // same y as attention_forward, but the [Tq, Tk] weights are never stored. Instead
@@ -62,8 +62,15 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
                        const AttentionShape& s, float scale, const AttentionMask& mask,
                        float dropout_p = 0.0f, float* drop_mask = nullptr, Rng* rng = nullptr);
 void attention_backward(const float* dy, const float* q, const float* k, const float* v,
-                        const float* att, const float* drop_mask, float* dq, float* dk,
-                        float* dv, const AttentionShape& s, float scale);
+                        const float* att, const float* drop_mask, float* dq, float* dk, float* dv,
+                        const AttentionShape& s, float scale);
+// The tiled contract from the two above: lse from the scores in double; backward
+// recomputes the weights exp(S - lse) and ignores y.
+void attention_forward_tiled(const float* q, const float* k, const float* v, float* y, float* lse,
+                             const AttentionShape& s, float scale, const AttentionMask& mask);
+void attention_backward_tiled(const float* dy, const float* q, const float* k, const float* v,
+                              const float* y, const float* lse, float* dq, float* dk, float* dv,
+                              const AttentionShape& s, float scale, const AttentionMask& mask);
 }  // namespace ref
 
 }  // namespace tinylm::ops

@@ -21,11 +21,32 @@
 #include "util/error.h"
 
 namespace tinylm::ops::ref {
+namespace {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+// S [Tk]: the scores of query row i of set n, masked (-inf where not allowed).
+void row_scores(const float* q, const float* k, const AttentionShape& s, float scale,
+                const AttentionMask& mask, int64_t n, int64_t i, double* S) {
+  const int64_t Tq = s.Tq, Tk = s.Tk, Dk = s.Dk;
+  const int64_t M = mask.additive ? mask.additive_sets : 1;
+  const float* add = mask.additive ? mask.additive + (n / (s.N / M)) * Tq * Tk : nullptr;
+  for (int64_t j = 0; j < Tk; ++j) {
+    double dot = 0.0;
+    for (int64_t c = 0; c < Dk; ++c)
+      dot += static_cast<double>(q[(n * Tq + i) * Dk + c]) * k[(n * Tk + j) * Dk + c];
+    S[j] = dot * scale;
+    if (add) S[j] += add[i * Tk + j];
+    if (mask.causal && j > i + (Tk - Tq)) S[j] = kNegInf;
+  }
+}
+
+}  // namespace
 
 void attention_forward(const float* q, const float* k, const float* v, float* y, float* att,
                        const AttentionShape& s, float scale, const AttentionMask& mask,
                        float dropout_p, float* drop_mask, Rng* rng) {
-  const int64_t N = s.N, Tq = s.Tq, Tk = s.Tk, Dk = s.Dk, Dv = s.Dv;
+  const int64_t N = s.N, Tq = s.Tq, Tk = s.Tk, Dv = s.Dv;
   const int64_t M = mask.additive ? mask.additive_sets : 1;
   require(M >= 1 && N % M == 0, "attention: additive mask has " + std::to_string(M) +
                                     " sets, which does not divide N = " + std::to_string(N));
@@ -33,26 +54,16 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
           "attention: dropout probability " + std::to_string(dropout_p) + " is outside [0, 1]");
   require(dropout_p == 0.0f || (drop_mask && rng),
           "attention: dropout needs a mask buffer and a random generator");
-  const double neg_inf = -std::numeric_limits<double>::infinity();
 
   std::vector<double> S(Tk);
   for (int64_t n = 0; n < N; ++n) {
-    const float* add = mask.additive ? mask.additive + (n / (N / M)) * Tq * Tk : nullptr;
     for (int64_t i = 0; i < Tq; ++i) {
-      // scores
-      for (int64_t j = 0; j < Tk; ++j) {
-        double dot = 0.0;
-        for (int64_t c = 0; c < Dk; ++c)
-          dot += static_cast<double>(q[(n * Tq + i) * Dk + c]) * k[(n * Tk + j) * Dk + c];
-        S[j] = dot * scale;
-        if (add) S[j] += add[i * Tk + j];
-        if (mask.causal && j > i + (Tk - Tq)) S[j] = neg_inf;
-      }
+      row_scores(q, k, s, scale, mask, n, i, S.data());
       // softmax (a row with no allowed key gets zero weights)
-      double mx = neg_inf;
+      double mx = kNegInf;
       for (int64_t j = 0; j < Tk; ++j) mx = std::max(mx, S[j]);
       float* A = att + (n * Tq + i) * Tk;
-      if (mx == neg_inf) {
+      if (mx == kNegInf) {
         for (int64_t j = 0; j < Tk; ++j) A[j] = 0.0f;
       } else {
         double sum = 0.0;
@@ -128,6 +139,37 @@ void attention_backward(const float* dy, const float* q, const float* k, const f
       }
     }
   }
+}
+
+void attention_forward_tiled(const float* q, const float* k, const float* v, float* y, float* lse,
+                             const AttentionShape& s, float scale, const AttentionMask& mask) {
+  std::vector<float> att(s.N * s.Tq * s.Tk);
+  ref::attention_forward(q, k, v, y, att.data(), s, scale, mask);
+  std::vector<double> S(s.Tk);
+  for (int64_t n = 0; n < s.N; ++n)
+    for (int64_t i = 0; i < s.Tq; ++i) {
+      row_scores(q, k, s, scale, mask, n, i, S.data());
+      double mx = kNegInf, sum = 0.0;
+      for (double x : S) mx = std::max(mx, x);
+      for (double x : S) sum += mx == kNegInf ? 0.0 : std::exp(x - mx);
+      lse[n * s.Tq + i] = static_cast<float>(mx == kNegInf ? kNegInf : mx + std::log(sum));
+    }
+}
+
+void attention_backward_tiled(const float* dy, const float* q, const float* k, const float* v,
+                              const float* /*y*/, const float* lse, float* dq, float* dk, float* dv,
+                              const AttentionShape& s, float scale, const AttentionMask& mask) {
+  std::vector<float> att(s.N * s.Tq * s.Tk);
+  std::vector<double> S(s.Tk);
+  for (int64_t n = 0; n < s.N; ++n)
+    for (int64_t i = 0; i < s.Tq; ++i) {
+      row_scores(q, k, s, scale, mask, n, i, S.data());
+      const double z = lse[n * s.Tq + i];
+      float* A = att.data() + (n * s.Tq + i) * s.Tk;
+      for (int64_t j = 0; j < s.Tk; ++j)
+        A[j] = z == kNegInf ? 0.0f : static_cast<float>(std::exp(S[j] - z));
+    }
+  ref::attention_backward(dy, q, k, v, att.data(), nullptr, dq, dk, dv, s, scale);
 }
 
 }  // namespace tinylm::ops::ref

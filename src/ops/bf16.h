@@ -15,8 +15,9 @@ namespace tinylm::ops {
 inline uint16_t float_to_bf16(float f) {
   uint32_t bits;
   std::memcpy(&bits, &f, sizeof bits);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40u);  // NaN
-  bits += 0x7fffu + ((bits >> 16) & 1u);  // round to nearest, ties to even
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((bits >> 16) | 0x40u);  // NaN
+  bits += 0x7fffu + ((bits >> 16) & 1u);                 // round to nearest, ties to even
   return static_cast<uint16_t>(bits >> 16);
 }
 
@@ -33,6 +34,7 @@ void linear_forward_bf16(const float* x, const uint16_t* W, const float* b, floa
                          int64_t C, int64_t OC);
 
 namespace ref {
+void to_bf16(const float* w, uint16_t* out, int64_t n);
 void linear_forward_bf16(const float* x, const uint16_t* W, const float* b, float* y, int64_t N,
                          int64_t C, int64_t OC);
 }  // namespace ref

@@ -3,6 +3,10 @@
 
 namespace tinylm::ops::ref {
 
+void to_bf16(const float* w, uint16_t* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = float_to_bf16(w[i]);
+}
+
 void linear_forward_bf16(const float* x, const uint16_t* W, const float* b, float* y, int64_t N,
                          int64_t C, int64_t OC) {
   for (int64_t n = 0; n < N; ++n) {

@@ -1,0 +1,99 @@
+// A backend: the kernels of one device in one table, so that nn/ and model/ ask for
+// "layer norm on the device of this tensor" and never name a device (a thin dispatch:
+// one indirect call per kernel, no graph). Every entry has the contract of its ops/
+// header (shapes there); every pointer is memory of the backend's device.
+//   "cpu"   the fast kernels of ops/ (the default for CPU tensors)
+//   "ref"   ops::ref, the readable twins every other backend is tested against
+//   "cuda"  src/cuda, in a build with CUDA (only usable with a GPU); the kernels it does
+//           not have yet are missing entries, which throw naming the kernel when called
+// backend/registry.h finds them; tests/backend/op_table_test.cpp runs every registered
+// backend against "ref".
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backend/kernel.h"
+#include "ops/activation.h"
+#include "ops/adamw.h"
+#include "ops/attention.h"
+#include "ops/clip.h"
+#include "tensor/device.h"
+#include "util/rng.h"
+
+namespace tinylm {
+
+struct Backend {
+  const char* name = "";
+  Device device = Device::kCpu;
+  // Whether it can run here; if not, the reason in *why (cuda: no GPU or no driver).
+  bool (*available)(std::string* why) = nullptr;
+
+  // ops/matmul.h (C = alpha op(A) op(B) + beta C; the linear layer, PyTorch layout)
+  Kernel<void(const float*, const float*, float*, int64_t, int64_t, int64_t, bool, bool, float,
+              float)>
+      matmul{"matmul"};
+  Kernel<void(const float*, const float*, const float*, float*, int64_t, int64_t, int64_t)>
+      linear_forward{"linear_forward"};
+  Kernel<void(const float*, const float*, const float*, float*, float*, float*, int64_t, int64_t,
+              int64_t)>
+      linear_backward{"linear_backward"};
+  // ops/bf16.h (weights rounded to bf16 once, products with float32 activations)
+  Kernel<void(const float*, uint16_t*, int64_t)> to_bf16{"to_bf16"};
+  Kernel<void(const float*, const uint16_t*, const float*, float*, int64_t, int64_t, int64_t)>
+      linear_forward_bf16{"linear_forward_bf16"};
+
+  // ops/layernorm.h
+  Kernel<void(const float*, const float*, const float*, float*, float*, float*, int64_t, int64_t,
+              float)>
+      layernorm_forward{"layernorm_forward"};
+  Kernel<void(const float*, const float*, const float*, const float*, const float*, float*, float*,
+              float*, int64_t, int64_t)>
+      layernorm_backward{"layernorm_backward"};
+
+  // ops/activation.h
+  Kernel<void(ops::Activation, const float*, float*, int64_t)> activation_forward{
+      "activation_forward"};
+  Kernel<void(ops::Activation, const float*, const float*, float*, int64_t)> activation_backward{
+      "activation_backward"};
+
+  // ops/softmax.h
+  Kernel<void(const float*, float*, int64_t, int64_t)> softmax_forward{"softmax_forward"};
+  Kernel<void(const float*, const float*, float*, int64_t, int64_t)> softmax_backward{
+      "softmax_backward"};
+
+  // ops/attention.h: the weights kept (decoding, dropout, the attention maps) ...
+  Kernel<void(const float*, const float*, const float*, float*, float*, const ops::AttentionShape&,
+              float, const ops::AttentionMask&, float, float*, Rng*)>
+      attention_forward{"attention_forward"};
+  Kernel<void(const float*, const float*, const float*, const float*, const float*, const float*,
+              float*, float*, float*, const ops::AttentionShape&, float)>
+      attention_backward{"attention_backward"};
+  // ... or recomputed from the rows' log-sum-exp (training without attention dropout)
+  Kernel<void(const float*, const float*, const float*, float*, float*, const ops::AttentionShape&,
+              float, const ops::AttentionMask&)>
+      attention_forward_tiled{"attention_forward_tiled"};
+  Kernel<void(const float*, const float*, const float*, const float*, const float*, const float*,
+              float*, float*, float*, const ops::AttentionShape&, float, const ops::AttentionMask&)>
+      attention_backward_tiled{"attention_backward_tiled"};
+
+  // ops/embedding.h, ops/dropout.h
+  Kernel<void(const int32_t*, const float*, float*, int64_t, int64_t, int64_t)> embedding_forward{
+      "embedding_forward"};
+  Kernel<void(const float*, const int32_t*, float*, int64_t, int64_t, int64_t)> embedding_backward{
+      "embedding_backward"};
+  Kernel<void(const float*, float*, float*, int64_t, float, Rng&)> dropout_forward{
+      "dropout_forward"};
+  Kernel<void(const float*, const float*, float*, int64_t)> dropout_backward{"dropout_backward"};
+
+  // ops/cross_entropy.h: the mean loss over the rows whose target is not ignore_index
+  Kernel<double(const float*, const int32_t*, float*, int64_t, int64_t, int32_t)> cross_entropy{
+      "cross_entropy"};
+
+  // ops/adamw.h, ops/clip.h
+  Kernel<void(float*, const float*, float*, float*, int64_t, const ops::AdamWHyper&, int64_t)>
+      adamw_update{"adamw_update"};
+  Kernel<double(const std::vector<ops::GradSpan>&, double)> clip_grad_norm{"clip_grad_norm"};
+};
+
+}  // namespace tinylm

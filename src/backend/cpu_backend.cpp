@@ -1,0 +1,49 @@
+// The fast CPU kernels of ops/ as a backend table.
+#include "backend/registry.h"
+#include "ops/bf16.h"
+#include "ops/cross_entropy.h"
+#include "ops/dropout.h"
+#include "ops/embedding.h"
+#include "ops/layernorm.h"
+#include "ops/matmul.h"
+#include "ops/softmax.h"
+
+namespace tinylm {
+namespace {
+bool always(std::string*) {
+  return true;
+}
+}  // namespace
+
+const Backend& cpu_backend() {
+  static const Backend table{
+      .name = "cpu",
+      .device = Device::kCpu,
+      .available = always,
+      .matmul = ops::matmul,
+      .linear_forward = ops::linear_forward,
+      .linear_backward = ops::linear_backward,
+      .to_bf16 = ops::to_bf16,
+      .linear_forward_bf16 = ops::linear_forward_bf16,
+      .layernorm_forward = ops::layernorm_forward,
+      .layernorm_backward = ops::layernorm_backward,
+      .activation_forward = ops::activation_forward,
+      .activation_backward = ops::activation_backward,
+      .softmax_forward = ops::softmax_forward,
+      .softmax_backward = ops::softmax_backward,
+      .attention_forward = ops::attention_forward,
+      .attention_backward = ops::attention_backward,
+      .attention_forward_tiled = ops::attention_forward_tiled,
+      .attention_backward_tiled = ops::attention_backward_tiled,
+      .embedding_forward = ops::embedding_forward,
+      .embedding_backward = ops::embedding_backward,
+      .dropout_forward = ops::dropout_forward,
+      .dropout_backward = ops::dropout_backward,
+      .cross_entropy = ops::cross_entropy,
+      .adamw_update = ops::adamw_update,
+      .clip_grad_norm = ops::clip_grad_norm,
+  };
+  return table;
+}
+
+}  // namespace tinylm

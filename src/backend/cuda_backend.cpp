@@ -1,0 +1,69 @@
+// The CUDA kernels of src/cuda as a backend table (a build with CUDA only; usable only
+// with a GPU). What src/cuda does not have yet (matrix products, attention, embedding,
+// dropout, clipping) stays a missing entry: calling it throws naming the kernel. Tests:
+// tests/backend/op_table_test.cpp, skipped without a GPU.
+#ifdef TINYLM_WITH_CUDA
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "backend/registry.h"
+#include "cuda/device.h"
+#include "cuda/kernels.h"
+#include "util/error.h"
+
+namespace tinylm {
+namespace {
+
+bool gpu_present(std::string* why) {
+  return cuda::device_count(why) > 0;
+}
+
+// ops/cross_entropy.h's contract on device memory: the kernel writes per-row losses; the
+// host counts the rows that are not ignored and checks the targets' range first (the CPU
+// kernel's checks), then sums the row losses in row order, in double.
+double cross_entropy(const float* logits, const int32_t* targets, float* dlogits, int64_t N,
+                     int64_t V, int32_t ignore_index) {
+  std::vector<int32_t> host_targets(N);
+  cuda::copy_to_host(host_targets.data(), targets, sizeof(int32_t) * N);
+  int64_t count = 0;
+  for (int64_t i = 0; i < N; ++i) {
+    const int32_t t = host_targets[i];
+    if (t == ignore_index) continue;
+    require(t >= 0 && t < V, [&] {
+      return "cross_entropy: target " + std::to_string(t) + " at position " + std::to_string(i) +
+             " is out of range [0, " + std::to_string(V) + ")";
+    });
+    ++count;
+  }
+  cuda::DeviceBuffer<float> row_loss(N > 0 ? N : 1);
+  cuda::cross_entropy(logits, targets, dlogits, row_loss.data(), N, V, count, ignore_index);
+  double sum = 0.0;
+  for (float loss : row_loss.download()) sum += loss;
+  return count > 0 ? sum / static_cast<double>(count) : 0.0;
+}
+
+}  // namespace
+
+const Backend& cuda_backend() {
+  static const Backend table = [] {
+    register_device_memory(Device::kCuda,
+                           {cuda::device_alloc, cuda::device_free, cuda::copy_to_device,
+                            cuda::copy_to_host, cuda::fill_zero});
+    return Backend{
+        .name = "cuda",
+        .device = Device::kCuda,
+        .available = gpu_present,
+        .layernorm_forward = cuda::layernorm_forward,
+        .layernorm_backward = cuda::layernorm_backward,
+        .activation_forward = cuda::activation_forward,
+        .activation_backward = cuda::activation_backward,
+        .cross_entropy = cross_entropy,
+        .adamw_update = cuda::adamw_update,
+    };
+  }();
+  return table;
+}
+
+}  // namespace tinylm
+#endif  // TINYLM_WITH_CUDA

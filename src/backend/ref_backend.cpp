@@ -1,0 +1,50 @@
+// The reference kernels (ops::ref: naive loops, double sums) as a backend table: what
+// tests/backend/op_table_test.cpp compares every other backend with.
+#include "backend/registry.h"
+#include "ops/bf16.h"
+#include "ops/cross_entropy.h"
+#include "ops/dropout.h"
+#include "ops/embedding.h"
+#include "ops/layernorm.h"
+#include "ops/matmul.h"
+#include "ops/softmax.h"
+
+namespace tinylm {
+namespace {
+bool always(std::string*) {
+  return true;
+}
+}  // namespace
+
+const Backend& ref_backend() {
+  static const Backend table{
+      .name = "ref",
+      .device = Device::kCpu,
+      .available = always,
+      .matmul = ops::ref::matmul,
+      .linear_forward = ops::ref::linear_forward,
+      .linear_backward = ops::ref::linear_backward,
+      .to_bf16 = ops::ref::to_bf16,
+      .linear_forward_bf16 = ops::ref::linear_forward_bf16,
+      .layernorm_forward = ops::ref::layernorm_forward,
+      .layernorm_backward = ops::ref::layernorm_backward,
+      .activation_forward = ops::ref::activation_forward,
+      .activation_backward = ops::ref::activation_backward,
+      .softmax_forward = ops::ref::softmax_forward,
+      .softmax_backward = ops::ref::softmax_backward,
+      .attention_forward = ops::ref::attention_forward,
+      .attention_backward = ops::ref::attention_backward,
+      .attention_forward_tiled = ops::ref::attention_forward_tiled,
+      .attention_backward_tiled = ops::ref::attention_backward_tiled,
+      .embedding_forward = ops::ref::embedding_forward,
+      .embedding_backward = ops::ref::embedding_backward,
+      .dropout_forward = ops::ref::dropout_forward,
+      .dropout_backward = ops::ref::dropout_backward,
+      .cross_entropy = ops::ref::cross_entropy,
+      .adamw_update = ops::ref::adamw_update,
+      .clip_grad_norm = ops::ref::clip_grad_norm,
+  };
+  return table;
+}
+
+}  // namespace tinylm

@@ -1,0 +1,32 @@
+// The registered backends (backend/backend.h) and the one each device uses.
+//   backend_for(device)   the table nn/ and model/ call for tensors of `device`
+//                         ("cpu" for the CPU; "cuda" for CUDA, an InputError in a build
+//                         without CUDA)
+//   on(tensor)            backend_for(tensor.device()): on(x).layernorm_forward(...)
+//   backend_named(name)   "cpu", "ref" or "cuda"; InputError listing the names otherwise
+//   registered_backends() every table this build has, "ref" first
+#pragma once
+#include <string_view>
+#include <vector>
+
+#include "backend/backend.h"
+#include "tensor/tensor.h"
+
+namespace tinylm {
+
+const Backend& backend_for(Device device);
+const Backend& backend_named(std::string_view name);
+const std::vector<const Backend*>& registered_backends();
+
+inline const Backend& on(const Tensor& t) {
+  return backend_for(t.device());
+}
+
+// The tables themselves (backend/*_backend.cpp).
+const Backend& cpu_backend();
+const Backend& ref_backend();
+#ifdef TINYLM_WITH_CUDA
+const Backend& cuda_backend();
+#endif
+
+}  // namespace tinylm

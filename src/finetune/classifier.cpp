@@ -1,9 +1,10 @@
 // SequenceClassifier: GPT body + pooling + score head (see classifier.h).
 #include "finetune/classifier.h"
 
+#include "backend/registry.h"
 #include "nn/init.h"
-#include "ops/cross_entropy.h"
 #include "util/error.h"
+#include "util/ignore_index.h"
 
 namespace tinylm::finetune {
 
@@ -48,7 +49,8 @@ double SequenceClassifier::forward_loss(const int32_t* ids, const int32_t* label
     });
   forward(ids, B, T, ctx);
   dlogits_.ensure_shape(logits_.shape());
-  return ops::cross_entropy(logits_.data(), labels, dlogits_.data(), B, config_.num_labels);
+  return on(logits_).cross_entropy(logits_.data(), labels, dlogits_.data(), B, config_.num_labels,
+                                   kIgnoreIndex);
 }
 
 void SequenceClassifier::backward(float loss_scale) {

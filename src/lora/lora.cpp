@@ -5,7 +5,7 @@
 #include <cmath>
 #include <set>
 
-#include "ops/matmul.h"
+#include "backend/registry.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -44,30 +44,34 @@ void LoraAdapter::forward_add(const float* x, float* y, int64_t N, const nn::Con
     xin = xd_.data();
   }
   u_.ensure_shape({N, r_});
-  ops::matmul(xin, A.value.data(), u_.data(), N, r_, in_, false, /*trans_b=*/true);  // [N, r]
-  ops::matmul(u_.data(), B.value.data(), y, N, out_, r_, false, /*trans_b=*/true, scaling_,
-              1.0f);  // y += s u B^T  [N, out]
+  const Backend& kernels = on(u_);
+  kernels.matmul(xin, A.value.data(), u_.data(), N, r_, in_, false, /*trans_b=*/true, 1.0f,
+                 0.0f);  // u = drop(x) A^T  [N, r]
+  kernels.matmul(u_.data(), B.value.data(), y, N, out_, r_, false, /*trans_b=*/true, scaling_,
+                 1.0f);  // y += s u B^T  [N, out]
 }
 
 void LoraAdapter::backward_add(const float* x, const float* dy, float* dx, int64_t N) {
   const bool dropped = !keep_.empty();
   const float* xin = dropped ? xd_.data() : x;
+  const Backend& kernels = on(u_);
   // dB [out, r] += s dy^T u
   if (B.trainable())
-    ops::matmul(dy, u_.data(), B.grad.data(), out_, r_, N, /*trans_a=*/true, false, scaling_, 1.0f);
+    kernels.matmul(dy, u_.data(), B.grad.data(), out_, r_, N, /*trans_a=*/true, false, scaling_,
+                   1.0f);
   // du [N, r] = s dy B
   du_.ensure_shape({N, r_});
-  ops::matmul(dy, B.value.data(), du_.data(), N, r_, out_, false, false, scaling_, 0.0f);
+  kernels.matmul(dy, B.value.data(), du_.data(), N, r_, out_, false, false, scaling_, 0.0f);
   // dA [r, in] += du^T drop(x)
   if (A.trainable())
-    ops::matmul(du_.data(), xin, A.grad.data(), r_, in_, N, /*trans_a=*/true, false, 1.0f, 1.0f);
+    kernels.matmul(du_.data(), xin, A.grad.data(), r_, in_, N, /*trans_a=*/true, false, 1.0f, 1.0f);
   if (!dx) return;
   if (!dropped) {
-    ops::matmul(du_.data(), A.value.data(), dx, N, in_, r_, false, false, 1.0f, 1.0f);
+    kernels.matmul(du_.data(), A.value.data(), dx, N, in_, r_, false, false, 1.0f, 1.0f);
     return;
   }
   dxd_.ensure_shape({N, in_});
-  ops::matmul(du_.data(), A.value.data(), dxd_.data(), N, in_, r_);
+  kernels.matmul(du_.data(), A.value.data(), dxd_.data(), N, in_, r_, false, false, 1.0f, 0.0f);
   const float scale = 1.0f / (1.0f - dropout_);
   for (int64_t i = 0; i < N * in_; ++i)
     if (keep_[i]) dx[i] += dxd_[i] * scale;
@@ -195,7 +199,6 @@ int64_t LoraSet::num_parameters() {
   return n;
 }
 
-
 ParameterList with_adapters(GPT& model, LoraSet* lora) {
   ParameterList params = model.parameters();
   if (lora)
@@ -207,7 +210,8 @@ void LoraSet::merge() {
   for (auto& a : attached_) {
     // W [out, in] += s B [out, r] @ A [r, in]
     const LoraAdapter& ad = *a.adapter;
-    ops::matmul(ad.B.value.data(), ad.A.value.data(), a.linear->weight.value.data(), ad.out(),
+    on(ad.A.value)
+        .matmul(ad.B.value.data(), ad.A.value.data(), a.linear->weight.value.data(), ad.out(),
                 ad.in(), ad.rank(), false, false, ad.scaling(), 1.0f);
     if (a.linear->adapter == a.adapter) a.linear->adapter.reset();
   }

@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backend/registry.h"
 #include "nn/init.h"
-#include "ops/bf16.h"
-#include "ops/cross_entropy.h"
-#include "ops/matmul.h"
 #include "util/error.h"
+#include "util/ignore_index.h"
 
 namespace tinylm {
 
@@ -78,9 +77,9 @@ Tensor GPT::forward(const int32_t* ids, int64_t B, int64_t T, const nn::Context&
   const int64_t C = config_.d_model, V = config_.vocab_size;
   forward_hidden(ids, B, T, ctx, padding_mask);
   logits_.ensure_shape({B, T, V});
-  ops::linear_forward(xf_.data(), head_weight().value.data(),
-                      config_.head_bias ? lm_head_bias.value.data() : nullptr, logits_.data(),
-                      B * T, C, V);
+  on(xf_).linear_forward(xf_.data(), head_weight().value.data(),
+                         config_.head_bias ? lm_head_bias.value.data() : nullptr, logits_.data(),
+                         B * T, C, V);
   return logits_;
 }
 
@@ -105,32 +104,33 @@ Tensor GPT::forward_cached(const int32_t* ids, int64_t Tn, KVCache& cache) {
   cached_logits_.ensure_shape({V});
   const float* bias = config_.head_bias ? lm_head_bias.value.data() : nullptr;
   if (Tn == 1 && !head_bf16_.empty())
-    ops::linear_forward_bf16(normed.data(), head_bf16_.data(), bias, cached_logits_.data(), 1, C,
-                             V);
+    on(normed).linear_forward_bf16(normed.data(), head_bf16_.data(), bias, cached_logits_.data(), 1,
+                                   C, V);
   else
-    ops::linear_forward(normed.data(), head_weight().value.data(), bias, cached_logits_.data(), 1,
-                        C, V);
+    on(normed).linear_forward(normed.data(), head_weight().value.data(), bias,
+                              cached_logits_.data(), 1, C, V);
   return cached_logits_;
 }
 
-void GPT::set_bf16_decode(bool on) {
+void GPT::set_bf16_decode(bool enabled) {
   for (auto& block : h)
     for (nn::Linear* l :
          {&block.attn.c_attn, &block.attn.c_proj, &block.mlp.c_fc, &block.mlp.c_proj})
-      l->set_bf16_weights(on);
+      l->set_bf16_weights(enabled);
   head_bf16_.clear();
   head_bf16_.shrink_to_fit();
-  if (!on) return;
+  if (!enabled) return;
   const Tensor& w = head_weight().value;
   head_bf16_.resize(static_cast<size_t>(w.numel()));
-  ops::to_bf16(w.data(), head_bf16_.data(), w.numel());
+  on(w).to_bf16(w.data(), head_bf16_.data(), w.numel());
 }
 
 double GPT::forward_loss(const int32_t* ids, const int32_t* targets, int64_t B, int64_t T,
                          const nn::Context& ctx) {
   forward(ids, B, T, ctx);
   dlogits_.ensure_shape(logits_.shape());
-  return ops::cross_entropy(logits_.data(), targets, dlogits_.data(), B * T, config_.vocab_size);
+  return on(logits_).cross_entropy(logits_.data(), targets, dlogits_.data(), B * T,
+                                   config_.vocab_size, kIgnoreIndex);
 }
 
 void GPT::backward(float loss_scale) {
@@ -145,17 +145,23 @@ void GPT::backward(float loss_scale) {
 
   dxf_.ensure_shape({B, T, C});
   const bool body = body_trains();
-  ops::linear_backward(dlogits_.data(), xf_.data(), head_weight().value.data(),
-                       body ? dxf_.data() : nullptr, head_weight().grad_or_null(),
-                       lm_head_bias.grad_or_null(), B * T, C, V);
+  on(dlogits_).linear_backward(dlogits_.data(), xf_.data(), head_weight().value.data(),
+                               body ? dxf_.data() : nullptr, head_weight().grad_or_null(),
+                               lm_head_bias.grad_or_null(), B * T, C, V);
   if (body) backward_hidden(dxf_);
 }
 
 namespace {
 // Checked every backward, so without building a parameter list (the memory plan).
-bool trains(const Parameter& p) { return p.trainable(); }
-bool trains(const nn::Linear& l) { return l.weight.trainable() || l.bias.trainable() || l.adapter; }
-bool trains(const nn::LayerNorm& n) { return n.weight.trainable() || n.bias.trainable(); }
+bool trains(const Parameter& p) {
+  return p.trainable();
+}
+bool trains(const nn::Linear& l) {
+  return l.weight.trainable() || l.bias.trainable() || l.adapter;
+}
+bool trains(const nn::LayerNorm& n) {
+  return n.weight.trainable() || n.bias.trainable();
+}
 bool trains(const nn::TransformerBlock& b) {
   return trains(b.ln_1) || trains(b.attn.c_attn) || trains(b.attn.c_proj) || trains(b.ln_2) ||
          trains(b.mlp.c_fc) || trains(b.mlp.c_proj);

@@ -56,7 +56,7 @@ class GPT {
   // weights (ops/bf16.h: half the bytes of a bandwidth-bound step; products in float32).
   // The prompt, training and evaluation keep the float32 weights. For inference: call it
   // after the weights are final (the copies are not updated). false drops the copies.
-  void set_bf16_decode(bool on);
+  void set_bf16_decode(bool enabled);
 
   // forward, then the mean cross-entropy against targets [B, T] (ops::kIgnoreIndex
   // entries are skipped). Keeps d(loss)/d(logits) for backward().

@@ -1,6 +1,6 @@
 #include "nn/dropout.h"
 
-#include "ops/dropout.h"
+#include "backend/registry.h"
 #include "util/error.h"
 
 namespace tinylm::nn {
@@ -11,14 +11,14 @@ Tensor Dropout::forward(const Tensor& x, const Context& ctx) {
   require(ctx.rng != nullptr, "Dropout: training with dropout needs a random generator");
   mask_.ensure_shape(x.shape());
   y_.ensure_shape(x.shape());
-  ops::dropout_forward(x.data(), y_.data(), mask_.data(), x.numel(), p_, *ctx.rng);
+  on(x).dropout_forward(x.data(), y_.data(), mask_.data(), x.numel(), p_, *ctx.rng);
   return y_;
 }
 
 Tensor Dropout::backward(const Tensor& dy) {
   if (!active_) return dy;
   dx_.ensure_shape(dy.shape());
-  ops::dropout_backward(dy.data(), mask_.data(), dx_.data(), dy.numel());
+  on(dy).dropout_backward(dy.data(), mask_.data(), dx_.data(), dy.numel());
   return dx_;
 }
 

@@ -1,25 +1,27 @@
 #include "nn/embedding.h"
 
+#include "backend/registry.h"
 #include "nn/init.h"
-#include "ops/embedding.h"
 
 namespace tinylm::nn {
 
 Embedding::Embedding(int64_t num, int64_t dim) : weight({num, dim}, true), num_(num), dim_(dim) {}
 
-void Embedding::init(Rng& rng, float std) { init_normal(weight.value, rng, std); }
+void Embedding::init(Rng& rng, float std) {
+  init_normal(weight.value, rng, std);
+}
 
 Tensor Embedding::forward(const int32_t* ids, int64_t n) {
   ids_.assign(ids, ids + n);
   y_.ensure_shape({n, dim_});
-  ops::embedding_forward(ids, weight.value.data(), y_.data(), n, num_, dim_);
+  on(weight.value).embedding_forward(ids, weight.value.data(), y_.data(), n, num_, dim_);
   return y_;
 }
 
 void Embedding::backward(const Tensor& dy) {
   if (!weight.trainable()) return;
-  ops::embedding_backward(dy.data(), ids_.data(), weight.grad.data(),
-                          static_cast<int64_t>(ids_.size()), num_, dim_);
+  on(dy).embedding_backward(dy.data(), ids_.data(), weight.grad.data(),
+                            static_cast<int64_t>(ids_.size()), num_, dim_);
 }
 
 void Embedding::parameters(ParameterList& list, const std::string& prefix) {

@@ -1,6 +1,6 @@
 #include "nn/layernorm.h"
 
-#include "ops/layernorm.h"
+#include "backend/registry.h"
 #include "util/error.h"
 
 namespace tinylm::nn {
@@ -25,16 +25,16 @@ Tensor LayerNorm::forward(const Tensor& x) {
   y_.ensure_shape(x.shape());
   mean_.ensure_shape({n});
   rstd_.ensure_shape({n});
-  ops::layernorm_forward(x.data(), weight.value.data(), has_bias_ ? bias.value.data() : nullptr,
-                         y_.data(), mean_.data(), rstd_.data(), n, dim_, eps_);
+  on(x).layernorm_forward(x.data(), weight.value.data(), has_bias_ ? bias.value.data() : nullptr,
+                          y_.data(), mean_.data(), rstd_.data(), n, dim_, eps_);
   return y_;
 }
 
 Tensor LayerNorm::backward(const Tensor& dy) {
   const int64_t n = x_.numel() / dim_;
   dx_.ensure_shape(x_.shape());
-  ops::layernorm_backward(dy.data(), x_.data(), weight.value.data(), mean_.data(), rstd_.data(),
-                          dx_.data(), weight.grad_or_null(), bias.grad_or_null(), n, dim_);
+  on(dy).layernorm_backward(dy.data(), x_.data(), weight.value.data(), mean_.data(), rstd_.data(),
+                            dx_.data(), weight.grad_or_null(), bias.grad_or_null(), n, dim_);
   return dx_;
 }
 

@@ -1,8 +1,7 @@
 #include "nn/linear.h"
 
+#include "backend/registry.h"
 #include "nn/init.h"
-#include "ops/bf16.h"
-#include "ops/matmul.h"
 #include "util/error.h"
 
 namespace tinylm::nn {
@@ -32,26 +31,26 @@ Tensor Linear::forward(const Tensor& x, const Context& ctx) {
   y_.ensure_shape(with_last_dim(x.shape(), out_));
   const float* b = has_bias_ ? bias.value.data() : nullptr;
   if (n == 1 && !weight_bf16_.empty())
-    ops::linear_forward_bf16(x.data(), weight_bf16_.data(), b, y_.data(), n, in_, out_);
+    on(x).linear_forward_bf16(x.data(), weight_bf16_.data(), b, y_.data(), n, in_, out_);
   else
-    ops::linear_forward(x.data(), weight.value.data(), b, y_.data(), n, in_, out_);
+    on(x).linear_forward(x.data(), weight.value.data(), b, y_.data(), n, in_, out_);
   if (adapter) adapter->forward_add(x.data(), y_.data(), n, ctx);
   return y_;
 }
 
-void Linear::set_bf16_weights(bool on) {
+void Linear::set_bf16_weights(bool enabled) {
   weight_bf16_.clear();
   weight_bf16_.shrink_to_fit();
-  if (!on) return;
+  if (!enabled) return;
   weight_bf16_.resize(static_cast<size_t>(weight.value.numel()));
-  ops::to_bf16(weight.value.data(), weight_bf16_.data(), weight.value.numel());
+  on(weight.value).to_bf16(weight.value.data(), weight_bf16_.data(), weight.value.numel());
 }
 
 Tensor Linear::backward(const Tensor& dy) {
   const int64_t n = x_.numel() / in_;
   dx_.ensure_shape(x_.shape());
-  ops::linear_backward(dy.data(), x_.data(), weight.value.data(), dx_.data(), weight.grad_or_null(),
-                       bias.grad_or_null(), n, in_, out_);
+  on(dy).linear_backward(dy.data(), x_.data(), weight.value.data(), dx_.data(),
+                         weight.grad_or_null(), bias.grad_or_null(), n, in_, out_);
   if (adapter) adapter->backward_add(x_.data(), dy.data(), dx_.data(), n);
   return dx_;
 }

@@ -26,7 +26,7 @@ class Linear {
   // input row (decoding one token, bandwidth-bound); several rows still use the float32
   // weight. For inference only: the copy is not updated when the weight changes.
   // set_bf16_weights(false) drops it.
-  void set_bf16_weights(bool on);
+  void set_bf16_weights(bool enabled);
   bool has_bf16_weights() const { return !weight_bf16_.empty(); }
   Tensor backward(const Tensor& dy);
   void init(Rng& rng, float std);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "backend/registry.h"
 #include "util/error.h"
 #include "util/parallel_errors.h"
 
@@ -93,7 +94,9 @@ MultiHeadAttention::MultiHeadAttention(int64_t d_model, int64_t n_head, bool qkv
                                      " is not divisible by n_head " + std::to_string(n_head));
 }
 
-void MultiHeadAttention::release_backward_buffers() { backward_scratch() = BackwardScratch(); }
+void MultiHeadAttention::release_backward_buffers() {
+  backward_scratch() = BackwardScratch();
+}
 
 float MultiHeadAttention::scale() const {
   return 1.0f / std::sqrt(static_cast<float>(d_model_ / n_head_));
@@ -126,8 +129,8 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const Context& ctx,
       mask_.additive = additive_.data();
     }
     lse_.ensure_shape({B, H, T});
-    ops::attention_forward_tiled(q_.data(), k_.data(), v_.data(), y_.data(), lse_.data(), s,
-                                 scale(), mask_);
+    on(q_).attention_forward_tiled(q_.data(), k_.data(), v_.data(), y_.data(), lse_.data(), s,
+                                   scale(), mask_);
     merged_.ensure_shape({B, T, d_model_});
     merge_heads(y_.data(), merged_.data(), B, T, H, dh, /*to_merged=*/true);
     return c_proj.forward(merged_, ctx);
@@ -137,9 +140,9 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const Context& ctx,
     require(ctx.rng != nullptr, "attention dropout needs a random generator");
     drop_mask_.ensure_shape({B, H, T, T});
   }
-  ops::attention_forward(q_.data(), k_.data(), v_.data(), y_.data(), att_.data(), s, scale(), mask,
-                         dropped_ ? attn_dropout_ : 0.0f, dropped_ ? drop_mask_.data() : nullptr,
-                         ctx.rng);
+  on(q_).attention_forward(q_.data(), k_.data(), v_.data(), y_.data(), att_.data(), s, scale(),
+                           mask, dropped_ ? attn_dropout_ : 0.0f,
+                           dropped_ ? drop_mask_.data() : nullptr, ctx.rng);
 
   merged_.ensure_shape({B, T, d_model_});
   merge_heads(y_.data(), merged_.data(), B, T, H, dh, /*to_merged=*/true);
@@ -156,13 +159,13 @@ Tensor MultiHeadAttention::backward(const Tensor& dout) {
   for (Tensor* t : {&w.dq, &w.dk, &w.dv}) t->ensure_shape(q_.shape());
   const ops::AttentionShape s{B * H, T, T, dh, dh};
   if (tiled_) {
-    ops::attention_backward_tiled(w.dy.data(), q_.data(), k_.data(), v_.data(), y_.data(),
-                                  lse_.data(), w.dq.data(), w.dk.data(), w.dv.data(), s, scale(),
-                                  mask_);
+    on(q_).attention_backward_tiled(w.dy.data(), q_.data(), k_.data(), v_.data(), y_.data(),
+                                    lse_.data(), w.dq.data(), w.dk.data(), w.dv.data(), s, scale(),
+                                    mask_);
   } else {
-    ops::attention_backward(w.dy.data(), q_.data(), k_.data(), v_.data(), att_.data(),
-                            dropped_ ? drop_mask_.data() : nullptr, w.dq.data(), w.dk.data(),
-                            w.dv.data(), s, scale());
+    on(q_).attention_backward(w.dy.data(), q_.data(), k_.data(), v_.data(), att_.data(),
+                              dropped_ ? drop_mask_.data() : nullptr, w.dq.data(), w.dk.data(),
+                              w.dv.data(), s, scale());
   }
   w.dqkv.ensure_shape({B, T, 3 * d_model_});
   join_heads(w.dq.data(), w.dk.data(), w.dv.data(), w.dqkv.data(), B, T, H, dh);
@@ -218,9 +221,10 @@ Tensor MultiHeadAttention::forward_cached(const Tensor& x, Tensor& k_cache, Tens
 #pragma omp parallel for schedule(static)
   for (int64_t h = 0; h < H; ++h) {
     errors.run([&] {
-      ops::attention_forward(q.data() + h * Tn * dh, k_cache.data() + h * max_len * dh,
-                             v_cache.data() + h * max_len * dh, y.data() + h * Tn * dh,
-                             att + h * Tn * Tk, {1, Tn, Tk, dh, dh}, scale(), mask);
+      on(q).attention_forward(q.data() + h * Tn * dh, k_cache.data() + h * max_len * dh,
+                              v_cache.data() + h * max_len * dh, y.data() + h * Tn * dh,
+                              att + h * Tn * Tk, ops::AttentionShape{1, Tn, Tk, dh, dh}, scale(),
+                              mask, 0.0f, nullptr, nullptr);
     });
   }
   errors.rethrow();

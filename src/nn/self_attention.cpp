@@ -2,12 +2,16 @@
 
 #include <cmath>
 
+#include "backend/registry.h"
 #include "util/error.h"
 
 namespace tinylm::nn {
 
 SelfAttention::SelfAttention(int64_t d_model, int64_t d_k, int64_t d_v, bool bias)
-    : w_q(d_model, d_k, bias), w_k(d_model, d_k, bias), w_v(d_model, d_v, bias), d_k_(d_k),
+    : w_q(d_model, d_k, bias),
+      w_k(d_model, d_k, bias),
+      w_v(d_model, d_v, bias),
+      d_k_(d_k),
       d_v_(d_v) {}
 
 void SelfAttention::init(Rng& rng, float std) {
@@ -27,8 +31,9 @@ Tensor SelfAttention::forward(const Tensor& x, const ops::AttentionMask& mask) {
   att_.ensure_shape({B, T, T});
   y_.ensure_shape({B, T, d_v_});
   const ops::AttentionShape s{B, T, T, d_k_, d_v_};
-  ops::attention_forward(q_.data(), k_.data(), v_.data(), y_.data(), att_.data(), s,
-                         1.0f / std::sqrt(static_cast<float>(d_k_)), mask);
+  on(q_).attention_forward(q_.data(), k_.data(), v_.data(), y_.data(), att_.data(), s,
+                           1.0f / std::sqrt(static_cast<float>(d_k_)), mask, 0.0f, nullptr,
+                           nullptr);
   return y_;
 }
 
@@ -37,9 +42,9 @@ Tensor SelfAttention::backward(const Tensor& dy) {
   Tensor dq = Tensor::empty(q_.shape()), dk = Tensor::empty(k_.shape()),
          dv = Tensor::empty(v_.shape());
   const ops::AttentionShape s{B, T, T, d_k_, d_v_};
-  ops::attention_backward(dy.data(), q_.data(), k_.data(), v_.data(), att_.data(), nullptr,
-                          dq.data(), dk.data(), dv.data(), s,
-                          1.0f / std::sqrt(static_cast<float>(d_k_)));
+  on(q_).attention_backward(dy.data(), q_.data(), k_.data(), v_.data(), att_.data(), nullptr,
+                            dq.data(), dk.data(), dv.data(), s,
+                            1.0f / std::sqrt(static_cast<float>(d_k_)));
   Tensor dx = w_q.backward(dq).clone();
   const Tensor dx_k = w_k.backward(dk);
   const Tensor dx_v = w_v.backward(dv);

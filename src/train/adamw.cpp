@@ -1,6 +1,6 @@
 #include "train/adamw.h"
 
-#include "ops/clip.h"
+#include "backend/registry.h"
 
 namespace tinylm {
 
@@ -19,17 +19,21 @@ void AdamW::step(float lr) {
     Parameter& p = *params_[i].param;
     ops::AdamWHyper h{lr, config_.beta1, config_.beta2, config_.eps,
                       p.decay ? config_.weight_decay : 0.0f};
-    ops::adamw_update(p.value.data(), p.grad.data(), m_[i].data(), v_[i].data(),
-                      p.value.numel(), h, step_);
+    on(p.value).adamw_update(p.value.data(), p.grad.data(), m_[i].data(), v_[i].data(),
+                             p.value.numel(), h, step_);
   }
 }
 
 double clip_gradients(const ParameterList& params, double max_norm) {
   thread_local std::vector<ops::GradSpan> spans;  // kept from call to call (the memory plan)
   spans.clear();
+  Device device = Device::kCpu;
   for (const auto& p : params)
-    if (p.param->trainable()) spans.push_back({p.param->grad.data(), p.param->grad.numel()});
-  return ops::clip_grad_norm(spans, max_norm);
+    if (p.param->trainable()) {
+      spans.push_back({p.param->grad.data(), p.param->grad.numel()});
+      device = p.param->grad.device();
+    }
+  return backend_for(device).clip_grad_norm(spans, max_norm);
 }
 
 }  // namespace tinylm

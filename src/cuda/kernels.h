@@ -1,7 +1,7 @@
 // The CUDA kernels of the training step that are not matrix products, with the same
 // contracts as their CPU versions in ops/ (each .cu names its ops/ twin); every pointer
-// is device memory. Tests compare each with ops::ref on odd shapes
-// (tests/cuda/kernels_test.cpp, skipped without a GPU).
+// is device memory. Tests compare each with ops::ref on odd shapes through the "cuda"
+// backend (tests/backend/op_table_test.cpp, skipped without a GPU).
 #pragma once
 #include <cstdint>
 

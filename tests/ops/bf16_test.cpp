@@ -1,5 +1,6 @@
 // bf16 weights: the rounding against hand-made bit patterns, and the fast bf16 linear
-// layer against the reference on odd shapes and thread counts.
+// layer against float32 weights and across thread counts. Fast vs reference on odd
+// shapes: the op table test (tests/backend/op_table_test.cpp).
 #include "ops/bf16.h"
 
 #include <gtest/gtest.h>
@@ -38,27 +39,6 @@ TEST(Bf16, RoundsToNearestEven) {
   Rng rng(3);
   for (float v : random_vec(1000, rng, 100.0f))
     EXPECT_LE(std::abs(bf16_to_float(float_to_bf16(v)) - v), std::abs(v) * (1.0f / 256)) << v;
-}
-
-TEST(Bf16, LinearFastMatchesReference) {
-  Rng rng(5);
-  for (int64_t N : {1, 3})
-    for (int64_t C : {1, 15, 16, 17, 64, 769})
-      for (int64_t OC : {1, 5, 130}) {
-        const auto x = random_vec(N * C, rng), w = random_vec(OC * C, rng, 0.1f),
-                   b = random_vec(OC, rng);
-        std::vector<uint16_t> wb(w.size());
-        to_bf16(w.data(), wb.data(), static_cast<int64_t>(w.size()));
-        for (bool bias : {false, true}) {
-          std::vector<float> fast(N * OC), slow(N * OC);
-          linear_forward_bf16(x.data(), wb.data(), bias ? b.data() : nullptr, fast.data(), N, C, OC);
-          ref::linear_forward_bf16(x.data(), wb.data(), bias ? b.data() : nullptr, slow.data(), N,
-                                   C, OC);
-          expect_close("bf16 linear N" + std::to_string(N) + " C" + std::to_string(C) + " OC" +
-                           std::to_string(OC),
-                       fast, slow, 1e-5);
-        }
-      }
 }
 
 TEST(Bf16, LinearIsCloseToFloat32AndIndependentOfThreads) {

@@ -1,5 +1,6 @@
-// Gradient clipping by global norm: the norm value, scaling only above max_norm, fast vs
-// reference, determinism.
+// Gradient clipping by global norm: the norm value, scaling only above max_norm,
+// determinism across thread counts. Fast vs reference: the op table test
+// (tests/backend/op_table_test.cpp).
 #include "ops/clip.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +14,6 @@ namespace tinylm::ops {
 namespace {
 
 using ops_test::bit_equal;
-using ops_test::expect_close;
 using ops_test::random_vec;
 
 TEST(ClipGradNorm, NormAndScaling) {
@@ -47,7 +47,7 @@ TEST(ClipGradNorm, NormAndScaling) {
   }
 }
 
-TEST(ClipGradNorm, FastMatchesReferenceAndIsDeterministic) {
+TEST(ClipGradNorm, IsDeterministicAcrossThreadCounts) {
   Rng rng(70);
   std::vector<std::vector<float>> grads;
   for (int64_t n : {1, 7, 65, 100003, 33, 50000}) grads.push_back(random_vec(n, rng, 0.1f));
@@ -57,19 +57,14 @@ TEST(ClipGradNorm, FastMatchesReferenceAndIsDeterministic) {
     return s;
   };
   for (double max_norm : {1e6, 1.0}) {
-    auto g1 = grads, g2 = grads, g3 = grads;
+    auto g1 = grads, g3 = grads;
     set_num_threads(2);
     const double n_fast = clip_grad_norm(spans(g1), max_norm);
     set_num_threads(1);
     const double n_fast1 = clip_grad_norm(spans(g3), max_norm);
     set_num_threads(0);
-    const double n_ref = ref::clip_grad_norm(spans(g2), max_norm);
-    EXPECT_NEAR(n_fast, n_ref, 1e-12 * n_ref);
     EXPECT_EQ(n_fast, n_fast1);
-    for (size_t i = 0; i < grads.size(); ++i) {
-      expect_close("clipped", g1[i], g2[i], 1e-6, 1e-9);
-      EXPECT_TRUE(bit_equal(g1[i], g3[i]));
-    }
+    for (size_t i = 0; i < grads.size(); ++i) EXPECT_TRUE(bit_equal(g1[i], g3[i]));
   }
 }
 

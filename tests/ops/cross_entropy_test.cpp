@@ -1,5 +1,7 @@
-// Cross-entropy: fast vs reference (loss and dlogits), known values, ignore_index,
-// uniform logits, stability with large logits, finite differences, bad targets.
+// Cross-entropy: known values, ignore_index, uniform logits, the loss with and without
+// dlogits, stability with large logits, finite differences, bad targets, determinism.
+// Fast vs reference (loss and dlogits, ignored rows, GPT-2's vocabulary): the op table
+// test (tests/backend/op_table_test.cpp).
 #include "ops/cross_entropy.h"
 
 #include <gtest/gtest.h>
@@ -14,7 +16,6 @@ namespace tinylm::ops {
 namespace {
 
 using ops_test::bit_equal;
-using ops_test::expect_close;
 using ops_test::expect_grad;
 using ops_test::random_vec;
 
@@ -52,19 +53,16 @@ TEST(CrossEntropy, UniformLogitsGiveLogV) {
   }
 }
 
-TEST(CrossEntropy, FastMatchesReference) {
+TEST(CrossEntropy, TheLossIsTheSameWithoutTheGradient) {
   Rng rng(50);
   for (int64_t N : {1, 7, 33, 256})
     for (int64_t V : {1, 7, 65, 1000}) {
       for (bool ignored : {false, true}) {
         const auto x = random_vec(N * V, rng, 3.0f);
         const auto t = random_targets(N, V, rng, ignored);
-        std::vector<float> d(N * V, 7.0f), dr(N * V, 7.0f);
+        std::vector<float> d(N * V);
         const double loss = cross_entropy(x.data(), t.data(), d.data(), N, V);
-        const double loss_r = ref::cross_entropy(x.data(), t.data(), dr.data(), N, V);
-        EXPECT_NEAR(loss, loss_r, 1e-5 * std::fabs(loss_r) + 1e-6) << N << " " << V;
-        expect_close("dlogits", d, dr, 1e-5, 1e-7);
-        EXPECT_EQ(cross_entropy(x.data(), t.data(), nullptr, N, V), loss);  // same without grad
+        EXPECT_EQ(cross_entropy(x.data(), t.data(), nullptr, N, V), loss) << N << " " << V;
       }
     }
 }

@@ -1,5 +1,7 @@
-// Dropout: p = 0 is the identity, ref and fast draw the same mask from the same seed,
-// the kept fraction is near 1 - p, kept values are scaled by 1 / (1 - p), backward.
+// Dropout: p = 0 is the identity, the mask is dropout_draw_mask's and follows the seed,
+// the kept fraction is near 1 - p, kept values are scaled by 1 / (1 - p), backward. Ref and
+// fast draw the same mask from the same seed: the op table test
+// (tests/backend/op_table_test.cpp).
 #include "ops/dropout.h"
 
 #include <gtest/gtest.h>
@@ -31,26 +33,22 @@ TEST(Dropout, ZeroProbabilityIsIdentityAndDrawsNothing) {
   EXPECT_EQ(rng_r.state(), Rng(7).state());
 }
 
-TEST(Dropout, SameSeedSameMaskInRefAndFast) {
+TEST(Dropout, MaskIsDropoutDrawMaskAndFollowsTheSeed) {
   Rng data(61);
   for (int64_t N : {1, 7, 33, 65, 100000})
     for (float p : {0.1f, 0.5f, 0.9f}) {
       const auto x = random_vec(N, data);
-      Rng rng(123), rng_r(123);
-      std::vector<float> y(N), mask(N), yr(N), mask_r(N), drawn(N);
+      Rng rng(123);
+      std::vector<float> y(N), mask(N), other_mask(N), drawn(N);
       dropout_forward(x.data(), y.data(), mask.data(), N, p, rng);
-      ref::dropout_forward(x.data(), yr.data(), mask_r.data(), N, p, rng_r);
-      EXPECT_TRUE(bit_equal(mask, mask_r)) << N << " " << p;
-      EXPECT_TRUE(bit_equal(y, yr)) << N << " " << p;
-      EXPECT_EQ(rng.state(), rng_r.state());  // both consumed one draw per element
       Rng rng_d(123);
       dropout_draw_mask(drawn.data(), N, p, rng_d);
       EXPECT_TRUE(bit_equal(drawn, mask));
       // a different seed gives a different mask (for more than a handful of elements)
       if (N >= 1000) {
         Rng other(124);
-        dropout_forward(x.data(), y.data(), mask_r.data(), N, p, other);
-        EXPECT_FALSE(bit_equal(mask, mask_r));
+        dropout_forward(x.data(), y.data(), other_mask.data(), N, p, other);
+        EXPECT_FALSE(bit_equal(mask, other_mask));
       }
     }
 }
@@ -84,12 +82,10 @@ TEST(Dropout, BackwardMultipliesByMask) {
   const int64_t N = 777;
   const auto x = random_vec(N, data), dy = random_vec(N, data);
   Rng rng(9);
-  std::vector<float> y(N), mask(N), dx(N), dxr(N);
+  std::vector<float> y(N), mask(N), dx(N);
   dropout_forward(x.data(), y.data(), mask.data(), N, 0.4f, rng);
   dropout_backward(dy.data(), mask.data(), dx.data(), N);
-  ref::dropout_backward(dy.data(), mask.data(), dxr.data(), N);
   for (int64_t i = 0; i < N; ++i) EXPECT_EQ(dx[i], dy[i] * mask[i]);
-  EXPECT_TRUE(bit_equal(dx, dxr));
 }
 
 TEST(Dropout, ProbabilityOneDropsEverythingAndBadProbabilityThrows) {

@@ -73,38 +73,33 @@ std::string named_set(SequenceClassifier& m, const std::vector<std::string>& nam
   return found;
 }
 
-}  // namespace
+// The batch of reference.safetensors: input_ids [B, T] and labels [B].
+struct ClassifyBatch {
+  std::vector<int32_t> ids, labels;
+  int64_t B = 0, T = 0;
 
-std::vector<CheckResult> verify_classify(const std::string& dir) {
-  const nlohmann::json json = read_reference_json(dir);
-  const JsonField info(json, dir + "/reference.json");
-  require(info["task"].string() == "classify", info["task"].name() + " must be \"classify\"");
-  const SafeTensors ref = load_safetensors(dir + "/reference.safetensors");
-  Shape shape;
-  const std::vector<int32_t> ids = reference_ids(ref, "input_ids", 2, &shape);
-  const int64_t B = shape[0], T = shape[1];
-  Shape label_shape;
-  const std::vector<int32_t> labels = reference_ids(ref, "labels", 1, &label_shape);
-  require(label_shape[0] == B, ref.source + ": labels must be [" + std::to_string(B) + "]");
+  double loss_and_backward(SequenceClassifier& model) const {
+    const double loss = model.forward_loss(ids.data(), labels.data(), B, T);
+    model.backward();
+    return loss;
+  }
+};
 
-  Setup s = load(dir, info);
+ClassifyBatch read_batch(const SafeTensors& ref) {
+  ClassifyBatch b;
+  Shape shape, label_shape;
+  b.ids = reference_ids(ref, "input_ids", 2, &shape);
+  b.B = shape[0];
+  b.T = shape[1];
+  b.labels = reference_ids(ref, "labels", 1, &label_shape);
+  require(label_shape[0] == b.B, ref.source + ": labels must be [" + std::to_string(b.B) + "]");
+  return b;
+}
+
+// Gradients (after backward): exactly the trainable tensors have one, and the reference
+// has those.
+CheckResult check_grads(const Setup& s, const SafeTensors& ref) {
   SequenceClassifier& model = *s.model;
-  std::vector<CheckResult> results;
-
-  model.zero_grad();
-  const double loss = model.forward_loss(ids.data(), labels.data(), B, T);
-  const Tensor expected_logits = ref.get("logits").to_float();
-  check_shape(expected_logits, {B, model.config().num_labels}, ref.source + ": logits");
-  results.push_back(
-      make_check("logits",
-                 relative_error(model.forward(ids.data(), B, T).data(), expected_logits.data(),
-                                B * model.config().num_labels),
-                 1e-5, "pooling " + pooling_name(model.config().pooling)));
-  model.forward_loss(ids.data(), labels.data(), B, T);  // the loss state for backward
-  results.push_back(make_check("loss", relative_error(loss, info["loss"].number()), 1e-5));
-
-  // Gradients: exactly the trainable tensors have one, and the reference has those.
-  model.backward();
   std::set<std::string> ref_grads;
   for (const auto& n : ref.names)
     if (n.rfind("grad.", 0) == 0) ref_grads.insert(n.substr(5));
@@ -129,50 +124,74 @@ std::vector<CheckResult> verify_classify(const std::string& dir) {
                                  " for a tensor not listed in reference.json's trainable");
   const ParameterCounts counts = count_parameters(model.parameters());
   const std::string set = named_set(model, s.trainable);
-  results.push_back(make_check(
+  return make_check(
       "grad", frozen_with_grad ? std::numeric_limits<double>::infinity() : worst, 1e-4,
       "worst: " + worst_name + "; " + std::to_string(s.trainable.size()) + " tensors train (" +
           std::to_string(counts.trainable) + " values" + (set.empty() ? "" : ", = " + set) + "), " +
-          std::to_string(counts.frozen) + " frozen"));
+          std::to_string(counts.frozen) + " frozen");
+}
 
-  // AdamW steps of the trainable tensors only, from the initial weights.
-  if (info.has("adamw")) {
-    const AdamWReference a = read_adamw_reference(info["adamw"]);
-    Setup t = load(dir, info);
-    SequenceClassifier& trained = *t.model;
-    const ParameterList params = trained.parameters();
-    std::vector<Tensor> initial;
-    for (const auto& p : params) initial.push_back(p.param->value.clone());
-    const double worst_step = run_reference_adamw(a, params, [&] {
-      const double loss = trained.forward_loss(ids.data(), labels.data(), B, T);
-      trained.backward();
-      return loss;
-    });
-    if (a.has_per_step)
-      results.push_back(make_check("adamw.per_step", worst_step, 1e-4, "loss and grad norm"));
-    double worst_param = 0;
-    std::string worst_param_name = "(none)";
-    int64_t frozen_moved = 0;
-    for (size_t i = 0; i < params.size(); ++i) {
-      const auto& [name, param] = params[i];
-      if (!param->trainable()) {
-        for (int64_t k = 0; k < param->value.numel(); ++k)
-          frozen_moved += param->value[k] != initial[i][k];
-        continue;
-      }
-      const std::string key = "after_adamw." + hf_name(name);
-      require(ref.has(key), ref.source + ": missing " + key);
-      const Tensor expected = ref.get(key).to_float();
-      const Tensor ours = to_hf_layout(name, param->value);
-      check_shape(expected, ours.shape(), ref.source + ": " + key);
-      const double err = relative_error(ours.data(), expected.data(), ours.numel());
-      if (err >= worst_param) worst_param = err, worst_param_name = hf_name(name);
+// AdamW steps of the trainable tensors only, from the initial weights.
+void check_adamw(const std::string& dir, const JsonField& info, const SafeTensors& ref,
+                 const ClassifyBatch& b, std::vector<CheckResult>& results) {
+  const AdamWReference a = read_adamw_reference(info["adamw"]);
+  Setup t = load(dir, info);
+  SequenceClassifier& trained = *t.model;
+  const ParameterList params = trained.parameters();
+  std::vector<Tensor> initial;
+  for (const auto& p : params) initial.push_back(p.param->value.clone());
+  const double worst_step =
+      run_reference_adamw(a, params, [&] { return b.loss_and_backward(trained); });
+  if (a.has_per_step)
+    results.push_back(make_check("adamw.per_step", worst_step, 1e-4, "loss and grad norm"));
+  double worst_param = 0;
+  std::string worst_param_name = "(none)";
+  int64_t frozen_moved = 0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const auto& [name, param] = params[i];
+    if (!param->trainable()) {
+      for (int64_t k = 0; k < param->value.numel(); ++k)
+        frozen_moved += param->value[k] != initial[i][k];
+      continue;
     }
-    results.push_back(make_check(
-        "adamw.params", frozen_moved ? std::numeric_limits<double>::infinity() : worst_param, 1e-4,
-        "worst: " + worst_param_name +
-            "; frozen tensors unchanged: " + (frozen_moved ? "NO" : "yes")));
+    const std::string key = "after_adamw." + hf_name(name);
+    require(ref.has(key), ref.source + ": missing " + key);
+    const Tensor expected = ref.get(key).to_float();
+    const Tensor ours = to_hf_layout(name, param->value);
+    check_shape(expected, ours.shape(), ref.source + ": " + key);
+    const double err = relative_error(ours.data(), expected.data(), ours.numel());
+    if (err >= worst_param) worst_param = err, worst_param_name = hf_name(name);
   }
+  results.push_back(make_check(
+      "adamw.params", frozen_moved ? std::numeric_limits<double>::infinity() : worst_param, 1e-4,
+      "worst: " + worst_param_name +
+          "; frozen tensors unchanged: " + (frozen_moved ? "NO" : "yes")));
+}
+
+}  // namespace
+
+std::vector<CheckResult> verify_classify(const std::string& dir) {
+  const nlohmann::json json = read_reference_json(dir);
+  const JsonField info(json, dir + "/reference.json");
+  require(info["task"].string() == "classify", info["task"].name() + " must be \"classify\"");
+  const SafeTensors ref = load_safetensors(dir + "/reference.safetensors");
+  const ClassifyBatch b = read_batch(ref);
+
+  Setup s = load(dir, info);
+  SequenceClassifier& model = *s.model;
+  std::vector<CheckResult> results;
+  model.zero_grad();
+  const Tensor expected_logits = ref.get("logits").to_float();
+  check_shape(expected_logits, {b.B, model.config().num_labels}, ref.source + ": logits");
+  results.push_back(
+      make_check("logits",
+                 relative_error(model.forward(b.ids.data(), b.B, b.T).data(),
+                                expected_logits.data(), b.B * model.config().num_labels),
+                 1e-5, "pooling " + pooling_name(model.config().pooling)));
+  const double loss = b.loss_and_backward(model);
+  results.push_back(make_check("loss", relative_error(loss, info["loss"].number()), 1e-5));
+  results.push_back(check_grads(s, ref));
+  if (info.has("adamw")) check_adamw(dir, info, ref, b, results);
   return results;
 }
 

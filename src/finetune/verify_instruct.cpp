@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "data/instruction_collate.h"
 #include "data/instruction_data.h"
@@ -70,108 +71,132 @@ struct Case {
   int64_t counted_targets = -1;  // -1: not given
 };
 
-}  // namespace
+// reference.json: the cases, the pad id and the reference's ignore index. Every field of
+// every case is read before the model is loaded.
+struct InstructSpec {
+  std::vector<Case> cases;
+  int64_t pad_id = 0, ref_ignore = 0;
+};
 
-std::vector<CheckResult> verify_instruct(const std::string& dir) {
-  const std::string path = dir + "/reference.json";
-  const nlohmann::json json = read_reference_json(dir);
-  const JsonField info(json, path);
+InstructSpec read_instruct_spec(const JsonField& info, const std::string& path) {
   const std::string task = info["task"].string();
   require(task == "instruct", path + ": task: expected \"instruct\", got \"" + task + "\"");
   constexpr int64_t kMaxId = std::numeric_limits<int32_t>::max();
-  const int64_t pad_id = info["pad_and_end_token"].integer(0, kMaxId);
-  const int64_t ref_ignore = info["ignore_index"].integer(-kMaxId, kMaxId);
+  InstructSpec spec;
+  spec.pad_id = info["pad_and_end_token"].integer(0, kMaxId);
+  spec.ref_ignore = info["ignore_index"].integer(-kMaxId, kMaxId);
   const int64_t max_length =  // 0 = no cut
       info.has("allowed_max_length") ? info["allowed_max_length"].integer(0, kMaxId) : 0;
   const JsonField cases = info["cases"];
   cases.require_object();
   require(!cases.raw().empty(), cases.name() + ": no cases");
-  // Every field of every case is read before the model is loaded.
-  std::vector<Case> checks;
   for (const auto& item : cases.raw().items()) {
     const JsonField c = cases[item.key()];
     c.require_object();
     Case k;
     k.name = item.key();
-    k.collate.pad_id = static_cast<int32_t>(pad_id);
+    k.collate.pad_id = static_cast<int32_t>(spec.pad_id);
     k.collate.mask_prompt = c["mask_prompt"].boolean();
     k.collate.allowed_max_length = max_length;
     k.loss = c["loss"].number();
     if (c.has("counted_targets")) k.counted_targets = c["counted_targets"].integer(0, INT64_MAX);
-    checks.push_back(k);
+    spec.cases.push_back(k);
   }
+  return spec;
+}
 
-  const std::string entries_path = dir + "/entries.json";
-  const std::vector<InstructionEntry> entries = read_instruction_file(entries_path);
+// The collated ids and targets against the reference's, and the count of supervised
+// targets if the reference gives it.
+void check_batch(const Case& k, const Batch& b, const SafeTensors& ref, int64_t ref_ignore,
+                 std::vector<CheckResult>& results) {
+  const std::string& name = k.name;
+  results.push_back(
+      compare_ids(name + ".ids", ref, name + ".input_ids", b.inputs, b.B, b.T, ref_ignore));
+  CheckResult targets =
+      compare_ids(name + ".targets", ref, name + ".targets", b.targets, b.B, b.T, ref_ignore);
+  if (k.counted_targets >= 0) {
+    const int64_t counted = k.counted_targets;
+    targets.detail += "; " + std::to_string(b.supervised()) + " counted (reference " +
+                      std::to_string(counted) + ")";
+    if (counted != b.supervised()) targets.error += 1, targets.pass = false;
+  }
+  results.push_back(targets);
+}
+
+// The gradients the reference gives for case `name`, by Hugging Face name (after
+// forward_loss); nothing when it gives none.
+std::optional<CheckResult> check_grads(GPT& model, const SafeTensors& ref,
+                                       const std::string& name) {
+  const std::string prefix = name + ".grad.";
+  std::vector<std::string> grad_keys;
+  for (const auto& key : ref.names)
+    if (key.rfind(prefix, 0) == 0) grad_keys.push_back(key);
+  if (grad_keys.empty()) return std::nullopt;
+  model.backward();
+  double worst = 0;
+  std::string worst_name;
+  for (const auto& key : grad_keys) {
+    const std::string hf = key.substr(prefix.size());
+    bool found = false;
+    for (auto& [pname, param] : model.parameters()) {
+      if (hf_param_name(pname) != hf) continue;
+      found = true;
+      const Tensor expected = ref.get(key).to_float();
+      const Tensor ours = to_hf_layout(pname, param->grad);
+      check_shape(expected, ours.shape(), "reference.safetensors: " + key);
+      const double err = relative_error(ours.data(), expected.data(), ours.numel());
+      if (err >= worst) worst = err, worst_name = hf;
+      break;
+    }
+    require(found, "reference.safetensors: " + key + " names no parameter of the model");
+  }
+  return make_check(name + ".grad", worst, 1e-4,
+                    std::to_string(grad_keys.size()) + " tensors, worst: " + worst_name);
+}
+
+// One case: the batch, then the loss and gradients of the model on it.
+void check_case(const Case& k, const std::vector<EncodedInstruction>& encoded, GPT& model,
+                const SafeTensors& ref, int64_t ref_ignore, const std::string& dir,
+                std::vector<CheckResult>& results) {
+  const Batch b = collate_instructions(encoded, k.collate);
+  check_batch(k, b, ref, ref_ignore, results);
+  const int64_t context = model.config().block_size;
+  require(b.T <= context, dir + ": case " + k.name + ": " + std::to_string(b.T) +
+                              " positions exceed the model's context of " +
+                              std::to_string(context));
+  for (int32_t id : b.inputs)
+    require(id < model.config().vocab_size,
+            dir + ": token id " + std::to_string(id) + " is outside the model's vocabulary");
+  model.zero_grad();
+  const double loss = model.forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T);
+  char detail[64];
+  std::snprintf(detail, sizeof detail, "%.6f (reference %.6f)", loss, k.loss);
+  results.push_back(make_check(
+      k.name + ".loss", std::abs(loss - k.loss) / std::max(std::abs(k.loss), 1e-30), 1e-5, detail));
+  if (auto grads = check_grads(model, ref, k.name)) results.push_back(*grads);
+}
+
+}  // namespace
+
+std::vector<CheckResult> verify_instruct(const std::string& dir) {
+  const std::string path = dir + "/reference.json";
+  const nlohmann::json json = read_reference_json(dir);
+  const InstructSpec spec = read_instruct_spec(JsonField(json, path), path);
+
+  const std::vector<InstructionEntry> entries = read_instruction_file(dir + "/entries.json");
   const BpeTokenizer gpt2;  // tinylm's GPT-2 tokenizer (data/gpt2)
   std::vector<EncodedInstruction> encoded;
   for (const auto& e : entries) encoded.push_back(encode_instruction(gpt2, e));
 
   const SafeTensors ref = load_safetensors(dir + "/reference.safetensors");
   std::unique_ptr<GPT> model = load_hf_gpt2(dir);
-  require(pad_id < model->config().vocab_size,
-          path + ": pad_and_end_token: " + std::to_string(pad_id) +
+  require(spec.pad_id < model->config().vocab_size,
+          path + ": pad_and_end_token: " + std::to_string(spec.pad_id) +
               " is outside the model's vocabulary");
 
   std::vector<CheckResult> results;
-  for (const Case& k : checks) {
-    const std::string& name = k.name;
-    const double ref_loss = k.loss;
-    const Batch b = collate_instructions(encoded, k.collate);
-
-    results.push_back(
-        compare_ids(name + ".ids", ref, name + ".input_ids", b.inputs, b.B, b.T, ref_ignore));
-    CheckResult targets =
-        compare_ids(name + ".targets", ref, name + ".targets", b.targets, b.B, b.T, ref_ignore);
-    if (k.counted_targets >= 0) {
-      const int64_t counted = k.counted_targets;
-      targets.detail += "; " + std::to_string(b.supervised()) + " counted (reference " +
-                        std::to_string(counted) + ")";
-      if (counted != b.supervised()) targets.error += 1, targets.pass = false;
-    }
-    results.push_back(targets);
-
-    require(b.T <= model->config().block_size, dir + ": case " + name + ": " + std::to_string(b.T) +
-                                                   " positions exceed the model's context of " +
-                                                   std::to_string(model->config().block_size));
-    for (int32_t id : b.inputs)
-      require(id < model->config().vocab_size,
-              dir + ": token id " + std::to_string(id) + " is outside the model's vocabulary");
-    model->zero_grad();
-    const double loss = model->forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T);
-    char detail[64];
-    std::snprintf(detail, sizeof detail, "%.6f (reference %.6f)", loss, ref_loss);
-    results.push_back(make_check(name + ".loss",
-                           std::abs(loss - ref_loss) / std::max(std::abs(ref_loss), 1e-30), 1e-5,
-                           detail));
-
-    // The gradients the reference gives, by Hugging Face name.
-    const std::string prefix = name + ".grad.";
-    std::vector<std::string> grad_keys;
-    for (const auto& key : ref.names)
-      if (key.rfind(prefix, 0) == 0) grad_keys.push_back(key);
-    if (grad_keys.empty()) continue;
-    model->backward();
-    double worst = 0;
-    std::string worst_name;
-    for (const auto& key : grad_keys) {
-      const std::string hf = key.substr(prefix.size());
-      bool found = false;
-      for (auto& [pname, param] : model->parameters()) {
-        if (hf_param_name(pname) != hf) continue;
-        found = true;
-        const Tensor expected = ref.get(key).to_float();
-        const Tensor ours = to_hf_layout(pname, param->grad);
-        check_shape(expected, ours.shape(), "reference.safetensors: " + key);
-        const double err = relative_error(ours.data(), expected.data(), ours.numel());
-        if (err >= worst) worst = err, worst_name = hf;
-        break;
-      }
-      require(found, "reference.safetensors: " + key + " names no parameter of the model");
-    }
-    results.push_back(make_check(name + ".grad", worst, 1e-4,
-                           std::to_string(grad_keys.size()) + " tensors, worst: " + worst_name));
-  }
+  for (const Case& k : spec.cases)
+    check_case(k, encoded, *model, ref, spec.ref_ignore, dir, results);
   return results;
 }
 

@@ -123,17 +123,17 @@ ReferenceSpec parse_reference_json(const nlohmann::json& j, const std::string& p
   return spec;
 }
 
-std::vector<CheckResult> verify_reference(const std::string& dir) {
-  const std::string info_path = dir + "/reference.json";
-  const nlohmann::json info = read_json_file(info_path);
-  JsonField(info, info_path).require_object();
-  const SafeTensors ref = load_safetensors(dir + "/reference.safetensors");
-  std::unique_ptr<GPT> model = load_hf_gpt2(dir);
-  const int64_t vocab = model->config().vocab_size;
-  const ReferenceSpec spec = parse_reference_json(info, info_path, vocab);
-  std::vector<CheckResult> results;
+namespace {
 
-  // Token ids: every id in [0, vocab); targets the same shape as input_ids.
+// The batch of reference.safetensors: input_ids and targets [B, T], every id in
+// [0, vocab), T within the model's context.
+struct ReferenceBatch {
+  std::vector<int32_t> ids, targets;
+  int64_t B = 0, T = 0;
+};
+
+ReferenceBatch read_reference_batch(const SafeTensors& ref, const GPTConfig& config) {
+  const int64_t vocab = config.vocab_size;
   const auto checked_ids = [&](const std::string& name) {
     std::vector<int32_t> ids;
     for (int64_t v : ref.get(name).to_int64()) {
@@ -144,97 +144,118 @@ std::vector<CheckResult> verify_reference(const std::string& dir) {
     }
     return ids;
   };
-  const std::vector<int32_t> ids = checked_ids("input_ids");
-  const std::vector<int32_t> targets = checked_ids("targets");
+  ReferenceBatch batch{checked_ids("input_ids"), checked_ids("targets")};
   const Shape& shape = ref.get("input_ids").shape;
   require(shape.size() == 2 && shape[0] > 0 && shape[1] > 0,
           "reference.safetensors: input_ids must be [B, T] with B, T >= 1");
   require(ref.get("targets").shape == shape,
           "reference.safetensors: targets has shape " + shape_str(ref.get("targets").shape) +
               ", input_ids " + shape_str(shape) + " (they must match)");
-  const int64_t B = shape[0], T = shape[1];
-  require(T <= model->config().block_size,
-          "reference.safetensors: input_ids has T = " + std::to_string(T) +
-              ", more than the model's context (" + std::to_string(model->config().block_size) +
-              ")");
+  batch.B = shape[0];
+  batch.T = shape[1];
+  require(batch.T <= config.block_size,
+          "reference.safetensors: input_ids has T = " + std::to_string(batch.T) +
+              ", more than the model's context (" + std::to_string(config.block_size) + ")");
+  return batch;
+}
 
-  // Logits and loss.
-  model->zero_grad();
-  const double loss = model->forward_loss(ids.data(), targets.data(), B, T);
+// Logits (if the reference has them), loss (if reference.json has it) and the gradients
+// of every parameter (if the reference has them).
+void check_forward_backward(GPT& model, const SafeTensors& ref, const ReferenceSpec& spec,
+                            const ReferenceBatch& b, std::vector<CheckResult>& results) {
+  model.zero_grad();
+  const double loss = model.forward_loss(b.ids.data(), b.targets.data(), b.B, b.T);
   if (ref.has("logits")) {
     const Tensor expected = ref.get("logits").to_float();
-    const Tensor logits = model->forward(ids.data(), B, T);
+    const Tensor logits = model.forward(b.ids.data(), b.B, b.T);
     check_shape(expected, logits.shape(), "reference.safetensors: logits");
     results.push_back(
         make("logits", relative_error(logits.data(), expected.data(), logits.numel()), 1e-5));
-    model->forward_loss(ids.data(), targets.data(), B, T);  // restore the loss state
+    model.forward_loss(b.ids.data(), b.targets.data(), b.B, b.T);  // restore the loss state
   }
   if (spec.loss) results.push_back(make("loss", relative_error(loss, *spec.loss), 1e-5));
-
-  // Gradients of every parameter.
   if (ref.has("grad.transformer.wte.weight")) {
-    model->backward();
-    results.push_back(compare_params("grad", *model, ref, "grad.", true, 1e-4));
+    model.backward();
+    results.push_back(compare_params("grad", model, ref, "grad.", true, 1e-4));
   }
+}
 
-  // AdamW steps from the initial weights, with the reference's settings.
+// The reference's AdamW steps replayed on `trained` (the initial weights): each step's loss
+// and gradient norm if the reference logged them, and the parameters after the steps.
+void check_adamw_steps(GPT& trained, const SafeTensors& ref, const AdamWReference& a,
+                       const ReferenceBatch& b, std::vector<CheckResult>& results) {
+  AdamW opt(trained.parameters(), a.config);
+  double worst_step = 0;
+  for (int64_t s = 0; s < a.steps; ++s) {
+    trained.zero_grad();
+    const double step_loss = trained.forward_loss(b.ids.data(), b.targets.data(), b.B, b.T);
+    trained.backward();
+    const double norm = clip_gradients(  // the global norm; no clipping when grad_clip is 0
+        trained.parameters(),
+        a.grad_clip > 0 ? a.grad_clip : std::numeric_limits<double>::infinity());
+    const auto i = static_cast<size_t>(s);
+    if (i < a.step_loss.size())
+      worst_step = std::max(worst_step, relative_error(step_loss, a.step_loss[i]));
+    if (i < a.step_grad_norm.size())
+      worst_step = std::max(worst_step, relative_error(norm, a.step_grad_norm[i]));
+    opt.step(a.config.lr);
+  }
+  if (a.has_per_step) results.push_back(make("adamw.per_step", worst_step, 1e-4));
+  results.push_back(compare_params("adamw.params", trained, ref, "after_adamw.", false, 1e-4));
+}
+
+// Greedy continuation (full recompute at each step, as the reference did). A reference
+// script that ran its AdamW steps in place generated from the trained weights: if
+// `trained` (null when no steps ran) gives the expected ids, say so rather than fail.
+CheckResult check_greedy(GPT& model, GPT* trained, const ReferenceSpec::Greedy& g) {
+  GenerateOptions opts;
+  opts.max_new_tokens = g.max_new_tokens;
+  opts.sampling.greedy = true;
+  opts.use_cache = false;
+  const auto differing = [&](GPT& m, std::vector<int32_t>& got) {
+    Rng rng(0);
+    got = generate(m, g.prompt, opts, rng);
+    int64_t n =
+        std::abs(static_cast<int64_t>(got.size()) - static_cast<int64_t>(g.expected.size()));
+    for (size_t i = 0; i < std::min(got.size(), g.expected.size()); ++i)
+      n += got[i] != g.expected[i];
+    return n;
+  };
+  std::vector<int32_t> got, got_trained;
+  int64_t differ = differing(model, got);
+  std::string detail;
+  if (differ && trained && differing(*trained, got_trained) == 0) {
+    differ = 0;
+    detail = "matches the weights after the AdamW steps (the reference generated after them)";
+  } else if (differ) {
+    detail = "got";
+    for (int32_t id : got) {
+      detail += ' ';
+      detail += std::to_string(id);
+    }
+  }
+  return make("greedy", static_cast<double>(differ), 0, detail);
+}
+
+}  // namespace
+
+std::vector<CheckResult> verify_reference(const std::string& dir) {
+  const std::string info_path = dir + "/reference.json";
+  const nlohmann::json info = read_json_file(info_path);
+  JsonField(info, info_path).require_object();
+  const SafeTensors ref = load_safetensors(dir + "/reference.safetensors");
+  std::unique_ptr<GPT> model = load_hf_gpt2(dir);
+  const ReferenceSpec spec = parse_reference_json(info, info_path, model->config().vocab_size);
+  const ReferenceBatch batch = read_reference_batch(ref, model->config());
+
+  std::vector<CheckResult> results;
+  check_forward_backward(*model, ref, spec, batch, results);
   std::unique_ptr<GPT> trained;  // the model after the AdamW steps, if the reference ran them
   if (spec.adamw && ref.has("after_adamw.transformer.wte.weight")) {
-    const AdamWReference& a = *spec.adamw;
     trained = load_hf_gpt2(dir);
-    AdamW opt(trained->parameters(), a.config);
-    double worst_step = 0;
-    for (int64_t s = 0; s < a.steps; ++s) {
-      trained->zero_grad();
-      const double step_loss = trained->forward_loss(ids.data(), targets.data(), B, T);
-      trained->backward();
-      const double norm = clip_gradients(  // the global norm; no clipping when grad_clip is 0
-          trained->parameters(),
-          a.grad_clip > 0 ? a.grad_clip : std::numeric_limits<double>::infinity());
-      const auto i = static_cast<size_t>(s);
-      if (i < a.step_loss.size())
-        worst_step = std::max(worst_step, relative_error(step_loss, a.step_loss[i]));
-      if (i < a.step_grad_norm.size())
-        worst_step = std::max(worst_step, relative_error(norm, a.step_grad_norm[i]));
-      opt.step(a.config.lr);
-    }
-    if (a.has_per_step) results.push_back(make("adamw.per_step", worst_step, 1e-4));
-    results.push_back(compare_params("adamw.params", *trained, ref, "after_adamw.", false, 1e-4));
+    check_adamw_steps(*trained, ref, *spec.adamw, batch, results);
   }
-
-  // Greedy continuation (full recompute at each step, as the reference did).
-  if (spec.greedy) {
-    const std::vector<int32_t>& prompt = spec.greedy->prompt;
-    const std::vector<int32_t>& expected = spec.greedy->expected;
-    GenerateOptions opts;
-    opts.max_new_tokens = spec.greedy->max_new_tokens;
-    opts.sampling.greedy = true;
-    opts.use_cache = false;
-    const auto differing = [&](GPT& m, std::vector<int32_t>& got) {
-      Rng rng(0);
-      got = generate(m, prompt, opts, rng);
-      int64_t n =
-          std::abs(static_cast<int64_t>(got.size()) - static_cast<int64_t>(expected.size()));
-      for (size_t i = 0; i < std::min(got.size(), expected.size()); ++i) n += got[i] != expected[i];
-      return n;
-    };
-    std::vector<int32_t> got, got_trained;
-    int64_t differ = differing(*model, got);
-    std::string detail;
-    if (differ && trained && differing(*trained, got_trained) == 0) {
-      // A reference script that ran its AdamW steps in place generated from the trained
-      // weights; say so rather than hide it.
-      differ = 0;
-      detail = "matches the weights after the AdamW steps (the reference generated after them)";
-    } else if (differ) {
-      detail = "got";
-      for (int32_t id : got) {
-        detail += ' ';
-        detail += std::to_string(id);
-      }
-    }
-    results.push_back(make("greedy", static_cast<double>(differ), 0, detail));
-  }
+  if (spec.greedy) results.push_back(check_greedy(*model, trained.get(), *spec.greedy));
   // A reference that checks nothing proves nothing: "all checks passed" needs a check.
   require(!results.empty(), dir +
                                 ": the reference checks nothing (reference.json has no loss, "

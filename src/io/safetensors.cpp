@@ -334,27 +334,6 @@ int64_t safetensors_dtype_size(std::string_view dtype) {
   return dtype_size(parse_dtype(dtype));
 }
 
-float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu;
-  uint32_t bits;
-  if (exp == 0x1F) {  // inf / NaN (payload kept)
-    bits = sign | 0x7F800000u | (mant << 13);
-  } else if (exp != 0) {  // normal: rebias the exponent 15 -> 127
-    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-  } else if (mant == 0) {  // +-0
-    bits = sign;
-  } else {  // subnormal: mant * 2^-24, exactly representable as a normal float
-    const float v = static_cast<float>(mant) * 0x1p-24f;
-    return sign ? -v : v;
-  }
-  return std::bit_cast<float>(bits);
-}
-
-float bfloat16_to_float(uint16_t b) {
-  return std::bit_cast<float>(static_cast<uint32_t>(b) << 16);
-}
-
 Tensor SafeTensorEntry::to_float() const {
   const DType d = checked_dtype(*this);
   if (shape.size() > 4)
@@ -375,7 +354,7 @@ Tensor SafeTensorEntry::to_float() const {
       convert_all(p, n, 2, out, [](const char* q) { return half_to_float(load<uint16_t>(q)); });
       break;
     case DType::BF16:
-      convert_all(p, n, 2, out, [](const char* q) { return bfloat16_to_float(load<uint16_t>(q)); });
+      convert_all(p, n, 2, out, [](const char* q) { return bf16_to_float(load<uint16_t>(q)); });
       break;
     case DType::U64:  // may exceed int64, so not through to_int64
       convert_all(p, n, 8, out,

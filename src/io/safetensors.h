@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "tensor/tensor.h"
+#include "util/float16.h"  // F16 and BF16 to float32
 
 namespace tinylm {
 
@@ -51,10 +52,6 @@ inline constexpr int64_t kMaxSafetensorsMetadata = 10'000;
 // Bytes per element of a safetensors dtype: "F64", "F32", "F16", "BF16", "I64", "I32",
 // "I16", "I8", "U64", "U32", "U16", "U8", "BOOL". 0 for any other (unsupported) dtype.
 int64_t safetensors_dtype_size(std::string_view dtype);
-
-// IEEE 754 half precision (F16) and bfloat16 (BF16) bit patterns to float32 (exact).
-float half_to_float(uint16_t bits);
-float bfloat16_to_float(uint16_t bits);
 
 // One tensor as stored in a file: its dtype, shape and raw little-endian bytes.
 struct SafeTensorEntry {

@@ -8,27 +8,14 @@
 //   linear_forward_bf16: x [N, C], W [OC, C] bf16, b [OC] (may be null) -> y [N, OC] = x W^T + b
 #pragma once
 #include <cstdint>
-#include <cstring>
+
+#include "util/float16.h"
 
 namespace tinylm::ops {
 
-inline uint16_t float_to_bf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  if ((bits & 0x7fffffffu) > 0x7f800000u)
-    return static_cast<uint16_t>((bits >> 16) | 0x40u);  // NaN
-  bits += 0x7fffu + ((bits >> 16) & 1u);                 // round to nearest, ties to even
-  return static_cast<uint16_t>(bits >> 16);
-}
+using tinylm::bf16_to_float;
+using tinylm::float_to_bf16;
 
-inline float bf16_to_float(uint16_t h) {
-  const uint32_t bits = static_cast<uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-// Fast: parallel over output rows, each a vectorised dot product streaming its row of W.
 void to_bf16(const float* w, uint16_t* out, int64_t n);
 void linear_forward_bf16(const float* x, const uint16_t* W, const float* b, float* y, int64_t N,
                          int64_t C, int64_t OC);

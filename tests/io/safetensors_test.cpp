@@ -604,13 +604,13 @@ TEST(SafeTensorsConvert, HalfAllValuesMatchTheDefinition) {
 }
 
 TEST(SafeTensorsConvert, BFloat16KnownValues) {
-  EXPECT_EQ(bfloat16_to_float(0x3F80), 1.0f);
-  EXPECT_EQ(bfloat16_to_float(0xC040), -3.0f);
-  EXPECT_EQ(bfloat16_to_float(0x4049), 3.140625f);
-  EXPECT_EQ(bfloat16_to_float(0x7F7F), 0x1.fep127f);  // largest finite
-  EXPECT_EQ(bfloat16_to_float(0x0001), 0x1p-133f);    // smallest subnormal
-  EXPECT_EQ(bfloat16_to_float(0xFF80), -std::numeric_limits<float>::infinity());
-  EXPECT_TRUE(std::isnan(bfloat16_to_float(0x7FC0)));
+  EXPECT_EQ(bf16_to_float(0x3F80), 1.0f);
+  EXPECT_EQ(bf16_to_float(0xC040), -3.0f);
+  EXPECT_EQ(bf16_to_float(0x4049), 3.140625f);
+  EXPECT_EQ(bf16_to_float(0x7F7F), 0x1.fep127f);  // largest finite
+  EXPECT_EQ(bf16_to_float(0x0001), 0x1p-133f);    // smallest subnormal
+  EXPECT_EQ(bf16_to_float(0xFF80), -std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(bf16_to_float(0x7FC0)));
 }
 
 TEST(SafeTensorsConvert, EveryDtypeFromAFile) {

@@ -23,6 +23,7 @@ int run_classify(int argc, char** argv);
 int run_lora(int argc, char** argv);
 int run_data(int argc, char** argv);
 int run_demo(int argc, char** argv);
+int run_export(int argc, char** argv);
 
 const std::vector<Verb>& verbs() {
   static const std::vector<Verb> list = {
@@ -36,6 +37,7 @@ const std::vector<Verb>& verbs() {
       {"respond", "the response of an instruct run to one instruction", run_respond},
       {"classify", "label texts with a classify run: label and probability", run_classify},
       {"lora", "LoRA adapters: merge an adapter into its base (a Hugging Face folder)", run_lora},
+      {"export", "write a model as a GGUF file that llama.cpp runs", run_export},
       // tokenizers and data
       {"tokenize", "encode / decode / count (gpt2, bpe, word, char), or --check vs tiktoken", run_tokenize},
       {"bpe-train", "train a byte-level BPE vocabulary on a corpus", run_bpe_train},

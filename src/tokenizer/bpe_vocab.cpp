@@ -135,6 +135,7 @@ BpeVocab parse_bpe_vocab(std::string_view encoder_json, std::string_view merges_
             where + ": merge " + std::to_string(v.n_merges) + " must produce id " +
                 std::to_string(id) + " in " + encoder_name);
     require(v.mergeable.insert(tokens[id], id), where + ": this merge repeats an earlier one");
+    v.merges.emplace_back(a, b);
     ++v.n_merges;
   }
   // Every further id is a special token (matched as literal text, never merged).

@@ -29,6 +29,7 @@ struct BpeVocab {
   std::string token_bytes;
   std::vector<uint32_t> token_offset;
   int32_t n_merges = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> merges;  // merge i: (left id, right id) -> 256 + i
   BytesMap mergeable{1};  // bytes -> id, for ids below 256 + n_merges (no specials)
   // (left id, right id) -> id of the token whose bytes are left + right, for every way a
   // token splits into two tokens: tiktoken's rule "merge the adjacent pair whose

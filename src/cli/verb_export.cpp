@@ -1,0 +1,52 @@
+// tinylm export --model SRC --format gguf [--dtype f32|f16|bf16|q8_0] --out FILE: a model
+// as a GGUF file that llama.cpp runs (export/gguf_export.h says what is written).
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/cli_util.h"
+#include "export/gguf_export.h"
+#include "io/gguf.h"
+#include "open/open_model.h"
+#include "util/error.h"
+
+namespace tinylm::cli {
+
+int run_export(int argc, char** argv) {
+  CLI::App app{
+      "Write a model in a format other programs run: GGUF (llama.cpp, ollama, "
+      "LM Studio). Matrices take --dtype; norms, biases and positions stay f32.",
+      "tinylm export"};
+  std::string source, format, dtype = "f32", out, name, vocab_dir = default_gpt2_dir();
+  app.add_option("--model,--run", source,
+                 "a run folder, a checkpoint, an instruct run (its adapters merged), a Hugging "
+                 "Face GPT-2 folder or a preset")
+      ->required();
+  app.add_option("--format", format, "gguf")->required()->check(CLI::IsMember({"gguf"}));
+  app.add_option("--dtype", dtype, "f32, f16, bf16 or q8_0 (blocks of 32 with a half scale)")
+      ->capture_default_str();
+  app.add_option("--out", out, "the file to write (must not exist)")->required();
+  app.add_option("--name", name, "general.name in the file (default: the source's name)");
+  app.add_option("--vocab-dir", vocab_dir,
+                 "encoder.json + vocab.bpe for Hugging Face folders and presets")
+      ->capture_default_str();
+  if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
+
+  const GgmlType type = parse_ggml_type(dtype);
+  require(!std::filesystem::exists(std::filesystem::symlink_status(out)),
+          "--out: " + out + " exists; tinylm export does not overwrite a file");
+  OpenOptions open;
+  open.gpt2_vocab_dir = vocab_dir;
+  OpenedModel opened = open_model(source, open);
+  if (opened.lora) opened.merge_adapters();
+  if (name.empty()) {  // "runs/shakespeare/" -> "shakespeare"
+    const std::filesystem::path p = std::filesystem::path(source).lexically_normal();
+    name = (p.has_filename() ? p.filename() : p.parent_path().filename()).string();
+  }
+  const Gguf gguf = export_gguf(opened, type, name);
+  save_gguf(out, gguf);
+  std::printf("wrote %s: %s, %zu tensors, %s matrices\n", out.c_str(), opened.title().c_str(),
+              gguf.tensors.size(), ggml_type_name(static_cast<uint32_t>(type)).c_str());
+  return 0;
+}
+
+}  // namespace tinylm::cli

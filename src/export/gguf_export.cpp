@@ -1,0 +1,67 @@
+#include "export/gguf_export.h"
+
+#include "model/gguf_gpt2.h"
+#include "util/error.h"
+
+namespace tinylm {
+namespace {
+
+// llama.cpp's token types (llama_token_type).
+constexpr int32_t kNormal = 1, kControl = 3, kUnused = 5;
+
+}  // namespace
+
+void add_gguf_tokenizer(const BpeTokenizer& tokenizer, int64_t model_vocab, Gguf& g) {
+  require(tokenizer.pretokenizer() == Pretokenizer::Gpt2, [&] {
+    return "a BPE vocabulary with the " + pretokenizer_name(tokenizer.pretokenizer()) +
+           " pre-tokeniser: llama.cpp's gpt2 tokenizer cuts text as GPT-2 does only";
+  });
+  const BpeVocab& v = tokenizer.vocab();
+  require(v.size() <= model_vocab, [&] {
+    return "the tokenizer has " + std::to_string(v.size()) + " tokens, the model only " +
+           std::to_string(model_vocab);
+  });
+  std::vector<std::string> tokens;
+  std::vector<int32_t> types;
+  for (int64_t id = 0; id < model_vocab; ++id) {
+    if (id >= v.size()) {
+      tokens.push_back("[PAD" + std::to_string(id) + "]");
+      types.push_back(kUnused);
+    } else if (id >= 256 + v.n_merges) {  // a special token: its text
+      tokens.emplace_back(v.bytes_of(static_cast<int32_t>(id)));
+      types.push_back(kControl);
+    } else {
+      tokens.push_back(bytes_to_token_text(v.bytes_of(static_cast<int32_t>(id))));
+      types.push_back(kNormal);
+    }
+  }
+  std::vector<std::string> merges;
+  for (const auto& [left, right] : v.merges)
+    merges.push_back(bytes_to_token_text(v.bytes_of(static_cast<int32_t>(left))) + " " +
+                     bytes_to_token_text(v.bytes_of(static_cast<int32_t>(right))));
+  const int32_t eot = tokenizer.eot_id();
+  g.metadata.emplace_back("tokenizer.ggml.model", GgufValue::string("gpt2"));
+  g.metadata.emplace_back("tokenizer.ggml.pre", GgufValue::string("gpt-2"));
+  g.metadata.emplace_back("tokenizer.ggml.tokens", GgufValue::strings_of(std::move(tokens)));
+  g.metadata.emplace_back("tokenizer.ggml.token_type", GgufValue::i32s(types));
+  g.metadata.emplace_back("tokenizer.ggml.merges", GgufValue::strings_of(std::move(merges)));
+  if (eot >= 0) {
+    g.metadata.emplace_back("tokenizer.ggml.bos_token_id", GgufValue::u32(eot));
+    g.metadata.emplace_back("tokenizer.ggml.eos_token_id", GgufValue::u32(eot));
+  }
+  g.metadata.emplace_back("tokenizer.ggml.add_bos_token", GgufValue::boolean(false));
+}
+
+Gguf export_gguf(OpenedModel& opened, GgmlType type, const std::string& name) {
+  GPT& model = opened.language_model("tinylm export --format gguf");
+  const auto* bpe = dynamic_cast<const BpeTokenizer*>(opened.tokenizer.get());
+  require(bpe != nullptr, [&] {
+    return "a " + (opened.tokenizer ? opened.tokenizer->kind() : std::string("missing")) +
+           " tokenizer: GGUF export takes GPT-2 BPE and trained BPE vocabularies so far";
+  });
+  Gguf g = gpt_to_gguf(model, type, name);
+  add_gguf_tokenizer(*bpe, model.config().vocab_size, g);
+  return g;
+}
+
+}  // namespace tinylm

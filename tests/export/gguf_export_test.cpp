@@ -1,0 +1,76 @@
+// A model opened by open/ as a GGUF file: the Hugging Face fixture's logits back bit for
+// bit from the file, and the tokenizer keys llama.cpp's gpt2 tokenizer reads (tokens in
+// GPT-2's alphabet, control and pad types, merges in rank order, bos/eos). llama.cpp
+// itself reads these files in tests/export/llama_cpp/run.sh.
+#include "export/gguf_export.h"
+
+#include <gtest/gtest.h>
+
+#include "model/gguf_gpt2.h"
+#include "model/hf_gpt2.h"
+#include "tokenizer/char_tokenizer.h"
+#include "util/error.h"
+
+namespace tinylm {
+namespace {
+
+const std::string kTiny = std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-tiny";
+
+std::vector<float> logits_of(GPT& model) {
+  const std::vector<int32_t> ids = {15496, 11, 314, 716, 257, 7009, 3303, 2746, 11};
+  return model.forward(ids.data(), 1, static_cast<int64_t>(ids.size())).to_vector();
+}
+
+TEST(GgufExport, TheHuggingFaceFixtureComesBackBitForBit) {
+  OpenedModel opened = open_model(kTiny);
+  const Gguf g = parse_gguf(serialize_gguf(export_gguf(opened, GgmlType::kF32, "tiny")), "t.gguf");
+  auto back = gpt_from_gguf(g);
+  auto hf = load_hf_gpt2(kTiny);
+  EXPECT_EQ(logits_of(*back), logits_of(*hf));
+  EXPECT_EQ(g.get_string("general.name"), "tiny");
+}
+
+TEST(GgufExport, TheTokenizerIsLlamaCppsGpt2Tokenizer) {
+  OpenedModel opened = open_model(kTiny);
+  const Gguf g = export_gguf(opened, GgmlType::kF16, "tiny");
+  EXPECT_EQ(g.get_string("tokenizer.ggml.model"), "gpt2");
+  EXPECT_EQ(g.get_string("tokenizer.ggml.pre"), "gpt-2");
+  const GgufValue& tokens = g.get("tokenizer.ggml.tokens");
+  const GgufValue& types = g.get("tokenizer.ggml.token_type");
+  const GgufValue& merges = g.get("tokenizer.ggml.merges");
+  ASSERT_EQ(tokens.strings.size(), 50257u);
+  EXPECT_EQ(tokens.strings[15496], "Hello");
+  EXPECT_EQ(tokens.strings[220], "\xc4\xa0");  // " " spelled U+0120
+  EXPECT_EQ(tokens.strings[50256], "<|endoftext|>");
+  EXPECT_EQ(types.ints[50256], 3);  // control
+  EXPECT_EQ(types.ints[15496], 1);
+  ASSERT_EQ(merges.strings.size(), 50000u);
+  EXPECT_EQ(merges.strings[0], "\xc4\xa0 t");  // vocab.bpe's first merge
+  EXPECT_EQ(g.get_integer("tokenizer.ggml.bos_token_id"), 50256);
+  EXPECT_EQ(g.get_integer("tokenizer.ggml.eos_token_id"), 50256);
+}
+
+TEST(GgufExport, ExtraModelRowsArePadTokens) {
+  Gguf g;
+  add_gguf_tokenizer(BpeTokenizer(), 50304, g);  // nanoGPT's padded vocabulary
+  const GgufValue& tokens = g.get("tokenizer.ggml.tokens");
+  ASSERT_EQ(tokens.strings.size(), 50304u);
+  EXPECT_EQ(tokens.strings[50300], "[PAD50300]");
+  EXPECT_EQ(g.get("tokenizer.ggml.token_type").ints[50300], 5);  // unused
+  Gguf small;
+  EXPECT_THROW(add_gguf_tokenizer(BpeTokenizer(), 1000, small), InputError);
+}
+
+TEST(GgufExport, OtherTokenizersAreRefusedByName) {
+  OpenedModel opened = open_model(kTiny);
+  opened.tokenizer = std::make_unique<CharTokenizer>(std::vector<char32_t>{U'a', U'b'});
+  try {
+    export_gguf(opened, GgmlType::kF32, "x");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("char tokenizer"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tinylm

@@ -97,9 +97,7 @@ Gguf gpt_to_gguf(GPT& model, GgmlType type, const std::string& name) {
   return g;
 }
 
-namespace {
-
-GPTConfig config_from_gguf(const Gguf& g) {
+GPTConfig gguf_gpt2_config(const Gguf& g) {
   const std::string arch = g.get_string("general.architecture");
   require(arch == "gpt2", [&] {
     return g.source + ": architecture '" + arch + "' is not gpt2 (tinylm reads GPT-2 models)";
@@ -123,10 +121,8 @@ GPTConfig config_from_gguf(const Gguf& g) {
   return c;
 }
 
-}  // namespace
-
 std::unique_ptr<GPT> gpt_from_gguf(const Gguf& g) {
-  const GPTConfig c = config_from_gguf(g);
+  const GPTConfig c = gguf_gpt2_config(g);
   auto model = std::make_unique<GPT>(c);
   std::map<std::string, Parameter*> params;
   for (auto& [pname, p] : model->parameters()) params[pname] = p;

@@ -37,6 +37,8 @@ Gguf gpt_to_gguf(GPT& model, GgmlType type, const std::string& name);
 // float32. InputError naming the file and the key or tensor when it is another
 // architecture, a size disagrees with the tensors, or a tensor is missing.
 std::unique_ptr<GPT> gpt_from_gguf(const Gguf& gguf);
+// The shape alone (the same checks, no weights read).
+GPTConfig gguf_gpt2_config(const Gguf& gguf);
 
 // general.file_type of a file whose matrices are `type` (llama.cpp's numbers).
 uint32_t gguf_file_type(GgmlType type);

@@ -6,6 +6,7 @@
 #include "finetune/instruct_run.h"
 #include "model/hf_gpt2.h"
 #include "tokenizer/bpe_tokenizer.h"
+#include "train/gguf_model.h"
 #include "train/run_model.h"
 #include "util/error.h"
 #include "util/rng.h"
@@ -85,6 +86,13 @@ OpenedModel open_model(const std::string& src, const OpenOptions& options) {
     case ModelSourceKind::Preset:
       open_preset(m, options);
       break;
+    case ModelSourceKind::GgufFile: {
+      GgufModel gguf = load_gguf_model(src);
+      m.lm = std::move(gguf.model);
+      m.tokenizer = std::move(gguf.tokenizer);
+      m.checkpoint = src;
+      break;
+    }
   }
   return m;
 }

@@ -6,6 +6,7 @@
 
 #include "model/hf_gpt2.h"
 #include "tokenizer/bpe_tokenizer.h"
+#include "train/gguf_model.h"
 #include "train/model_source.h"
 #include "train/run_model.h"
 #include "util/error.h"
@@ -45,11 +46,19 @@ BaseModel load_base_model(const std::string& src, const nlohmann::json& model_ov
       base.kind = "run";
       break;
     }
+    case ModelSourceKind::GgufFile: {
+      GgufModel gguf = load_gguf_model(src);
+      base.model = std::move(gguf.model);
+      base.tokenizer = std::move(gguf.tokenizer);
+      base.kind = "gguf";
+      break;
+    }
     case ModelSourceKind::HfClassifier:
     case ModelSourceKind::FinetuneRun:
-      throw InputError(option + " " + src + " is " + describe(source) +
-                       "; a base must be a language model: a Hugging Face GPT-2 folder "
-                       "(GPT2LMHeadModel), a tinylm train run or checkpoint, or a preset");
+      throw InputError(
+          option + " " + src + " is " + describe(source) +
+          "; a base must be a language model: a Hugging Face GPT-2 folder "
+          "(GPT2LMHeadModel), a tinylm train run or checkpoint, a GGUF file or a preset");
     case ModelSourceKind::Preset: {
       nlohmann::json shape = has_overrides ? model_overrides : nlohmann::json::object();
       shape["preset"] = src;  // InputError for an unknown name lists the presets

@@ -23,7 +23,7 @@ namespace tinylm {
 struct BaseModel {
   std::unique_ptr<GPT> model;
   std::unique_ptr<Tokenizer> tokenizer;
-  std::string kind;  // "hf", "run", "preset"
+  std::string kind;  // "hf", "run", "preset", "gguf"
 };
 
 // `option` names SRC in messages ("--base", "train.init_from").

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "model/gguf_gpt2.h"
 #include "model/hf_gpt2.h"
 #include "report/model_info.h"
 #include "train/checkpoint.h"
@@ -30,7 +31,8 @@ bool has_train_checkpoint(const std::string& dir) {
 
 const char* kWhatASourceIs =
     "a Hugging Face GPT-2 folder (config.json + model.safetensors), a tinylm run folder, a "
-    "checkpoint file (.safetensors) or a preset (gpt2-124m, gpt2-355m, gpt2-774m, gpt2-1558m)";
+    "checkpoint file (.safetensors), a GGUF file (.gguf) or a preset (gpt2-124m, gpt2-355m, "
+    "gpt2-774m, gpt2-1558m)";
 
 ModelSourceInfo identify_folder(const std::string& dir, const std::string& option) {
   if (is_hf_model_dir(dir))
@@ -80,6 +82,7 @@ ModelSourceInfo identify_model_source(const std::string& src, const std::string&
   require(!src.empty(), option + ": no model given");
   if (is_directory(src)) return identify_folder(src, option);
   if (fs::exists(src)) {
+    if (src.ends_with(".gguf")) return {ModelSourceKind::GgufFile, src, "", option};
     require(src.ends_with(".safetensors"),
             option + " " + src + ": not a model file; give " + kWhatASourceIs);
     const nlohmann::json config = read_checkpoint_state(src).config;
@@ -107,6 +110,8 @@ std::string describe(const ModelSourceInfo& source) {
       return "a " + source.task + " fine-tuning run";
     case ModelSourceKind::Preset:
       return "the preset " + source.path;
+    case ModelSourceKind::GgufFile:
+      return "a GGUF file";
   }
   return "a model";
 }
@@ -142,6 +147,8 @@ GPTConfig model_config_of(const ModelSourceInfo& source) {
     }
     case ModelSourceKind::Preset:
       return preset_config(path, source.option);
+    case ModelSourceKind::GgufFile:
+      return gguf_gpt2_config(load_gguf(path));
   }
   throw InputError("unknown model source");
 }

@@ -8,6 +8,8 @@
 //   - a folder whose config.json has "task" and "finetune": a `tinylm finetune` run
 //   - a folder with last.safetensors or best.safetensors: a `tinylm train` run
 //   - a file ending in .safetensors: a checkpoint of a `tinylm train` run
+//   - a file ending in .gguf: a GGUF file of llama.cpp's gpt2 architecture, with its
+//     tokenizer (train/gguf_model.h)
 //   - anything else that does not exist: a preset name (gpt2-124m ...), checked when
 //     the model is built
 #pragma once
@@ -24,6 +26,7 @@ enum class ModelSourceKind {
   Checkpoint,       // a `tinylm train` checkpoint file
   FinetuneRun,      // `tinylm finetune` run folder (task classify or instruct)
   Preset,           // a preset name
+  GgufFile,         // a .gguf file (llama.cpp's gpt2)
 };
 
 struct ModelSourceInfo {

@@ -23,6 +23,24 @@ TEST(ExportCli, WritesAGgufAndNeverOverwrites) {
   EXPECT_EQ(read_file(out), before);
 }
 
+// generate and sample open an exported file as any other model: at F32 the fixture's
+// greedy continuation is transformers' own (reference.json).
+TEST(ExportCli, GenerateAndSampleReadTheExportedFile) {
+  const std::string out = fresh_dir("export-read") + "/tiny.gguf";
+  ASSERT_EQ(run_tinylm("export --model tests/fixtures/gpt2-tiny --format gguf --out " + out).code,
+            0);
+  const RunResult g = run_tinylm("generate --model " + out +
+                                 " --prompt-ids 15496,11,314,716,257,7009,3303,2746,11 "
+                                 "--max-new-tokens 24 --greedy --print-ids");
+  ASSERT_EQ(g.code, 0) << g.output;
+  const RunResult hf = run_tinylm(
+      "generate --model tests/fixtures/gpt2-tiny --prompt-ids "
+      "15496,11,314,716,257,7009,3303,2746,11 --max-new-tokens 24 --greedy --print-ids");
+  EXPECT_EQ(g.output, hf.output);
+  const RunResult s = run_tinylm("sample --model " + out + " --prompt Hello --max-new-tokens 5");
+  EXPECT_EQ(s.code, 0) << s.output;
+}
+
 TEST(ExportCli, BadFlagsAreInputErrors) {
   const std::string out = fresh_dir("export-bad") + "/x.gguf";
   expect_exit(2, "export --model tests/fixtures/gpt2-tiny --format gguf --dtype q4_0 --out " + out,

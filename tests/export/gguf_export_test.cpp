@@ -6,9 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "model/gguf_gpt2.h"
 #include "model/hf_gpt2.h"
 #include "tokenizer/char_tokenizer.h"
+#include "train/gguf_model.h"
+#include "train/model_source.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -69,6 +73,38 @@ TEST(GgufExport, OtherTokenizersAreRefusedByName) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("char tokenizer"), std::string::npos) << e.what();
+  }
+}
+
+// What tinylm exports, every verb opens again: the same logits (F32) and a tokenizer that
+// encodes and decodes as the one it came from.
+TEST(GgufExport, AnExportedFileOpensAsAModelWithItsTokenizer) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "tinylm-export-open-test.gguf").string();
+  OpenedModel opened = open_model(kTiny);
+  save_gguf(path, export_gguf(opened, GgmlType::kF32, "tiny"));
+  OpenedModel back = open_model(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(back.source.kind, ModelSourceKind::GgufFile);
+  EXPECT_EQ(logits_of(back.language_model("test")), logits_of(opened.language_model("test")));
+  const std::string text = "Hello, I am a tiny language model!<|endoftext|> \u00e9\n\n";
+  EXPECT_EQ(back.tokenizer->encode(text), opened.tokenizer->encode(text));
+  EXPECT_EQ(back.tokenizer->vocab_size(), 50257);
+  EXPECT_EQ(back.tokenizer->eot_id(), 50256);
+  const std::vector<int32_t> ids = opened.tokenizer->encode(text);
+  EXPECT_EQ(back.tokenizer->decode(ids), text);
+}
+
+TEST(GgufExport, AFileWithAnotherTokenizerIsRefusedByName) {
+  OpenedModel opened = open_model(kTiny);
+  Gguf g = export_gguf(opened, GgmlType::kF32, "tiny");
+  for (auto& [key, value] : g.metadata)
+    if (key == "tokenizer.ggml.model") value = GgufValue::string("llama");
+  try {
+    gguf_tokenizer(g);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'llama'"), std::string::npos) << e.what();
   }
 }
 

@@ -1,0 +1,25 @@
+// A model from a GGUF file of llama.cpp's "gpt2" architecture (tinylm's exports, or those
+// of llama.cpp's converter): the weights through model/gguf_gpt2.h, widened to float32,
+// and the BPE tokenizer the file holds (tokenizer.ggml.model "gpt2"; the "gpt-2"
+// pre-tokeniser or none named), rebuilt as encoder.json and vocab.bpe would give it. The
+// tokens must be laid out as GPT-2's are (the 256 single bytes, then one token per merge,
+// then special tokens and pads). InputError naming the file and the key otherwise.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "io/gguf.h"
+#include "model/gpt.h"
+#include "tokenizer/bpe_tokenizer.h"
+
+namespace tinylm {
+
+struct GgufModel {
+  std::unique_ptr<GPT> model;
+  std::unique_ptr<BpeTokenizer> tokenizer;
+};
+
+GgufModel load_gguf_model(const std::string& path);
+std::unique_ptr<BpeTokenizer> gguf_tokenizer(const Gguf& gguf);
+
+}  // namespace tinylm

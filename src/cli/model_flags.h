@@ -1,6 +1,6 @@
 // --run and --model, the flags by which a verb names the model it reads. Both take any
 // source open/open_model.h knows (a run folder, a checkpoint, a fine-tuning run, a
-// Hugging Face GPT-2 or classifier folder, a preset); --run is the name users of
+// Hugging Face GPT-2 or classifier folder, a GGUF file, a preset); --run is the name users of
 // `tinylm train` know, --model the one users of Hugging Face folders know.
 #pragma once
 #include <CLI/CLI.hpp>
@@ -17,7 +17,7 @@ struct ModelFlags {
 
 inline constexpr const char* kModelSourceHelp =
     "a run folder, a checkpoint (.safetensors), a fine-tuning run, a Hugging Face GPT-2 "
-    "folder or a preset (gpt2-124m ...)";
+    "folder, a GGUF file (.gguf, llama.cpp's gpt2) or a preset (gpt2-124m ...)";
 
 // Adds --run and --model (excluding each other) to `app`.
 inline void add_model_flags(CLI::App& app, ModelFlags& flags) {

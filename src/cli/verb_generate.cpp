@@ -23,8 +23,8 @@ int run_generate(int argc, char** argv) {
   uint64_t seed = 1337;
   bool print_ids = false, bf16 = false;
   app.add_option("--model", model_dir,
-                 "a Hugging Face GPT-2 folder, a run folder, a checkpoint, an instruct run or a "
-                 "preset")
+                 "a Hugging Face GPT-2 folder, a run folder, a checkpoint, an instruct run, a GGUF "
+                 "file or a preset")
       ->required();
   auto* text_opt = app.add_option("--prompt", prompt_text, "prompt text (GPT-2 BPE)");
   app.add_option("--prompt-ids", prompt_ids, "prompt as comma-separated token ids")

@@ -29,7 +29,10 @@ fi
 bin=$(realpath "$bin")
 cd "$here"
 if [ ! -d node_modules/node-llama-cpp ] || [ ! -d node_modules/@node-llama-cpp/linux-x64 ]; then
-  npm ci --omit=optional --ignore-scripts --prefer-offline --no-audit --no-fund >/dev/null 2>&1 ||
+  # npm install, not npm ci: the lock file leaves out the optional builds of other
+  # platforms (CUDA, Vulkan, macOS, Windows), which --omit=optional skips anyway.
+  npm install --omit=optional --ignore-scripts --prefer-offline --no-audit --no-fund \
+    >/dev/null 2>&1 ||
     { echo "skipped: could not install npm node-llama-cpp (offline?)"; exit 77; }
 fi
 

@@ -18,6 +18,7 @@
 #include "ops/adamw.h"
 #include "ops/attention.h"
 #include "ops/clip.h"
+#include "ops/layout.h"
 #include "tensor/device.h"
 #include "util/rng.h"
 
@@ -89,6 +90,23 @@ struct Backend {
   // ops/cross_entropy.h: the mean loss over the rows whose target is not ignore_index
   Kernel<double(const float*, const int32_t*, float*, int64_t, int64_t, int32_t)> cross_entropy{
       "cross_entropy"};
+
+  // ops/layout.h: layouts (heads, positions) and the sums that join layers
+  Kernel<void(const float*, const float*, float*, int64_t)> add{"add"};
+  Kernel<void(float*, int64_t, float)> scale{"scale"};
+  Kernel<void(const float*, float*, int64_t)> copy{"copy"};
+  Kernel<void(const float*, float*, float*, float*, int64_t, int64_t, int64_t, int64_t)>
+      split_heads{"split_heads"};
+  Kernel<void(const float*, const float*, const float*, float*, int64_t, int64_t, int64_t,
+              int64_t)>
+      join_heads{"join_heads"};
+  Kernel<void(const float*, float*, int64_t, int64_t, int64_t, int64_t)> heads_to_rows{
+      "heads_to_rows"};
+  Kernel<void(const float*, float*, int64_t, int64_t, int64_t, int64_t)> rows_to_heads{
+      "rows_to_heads"};
+  Kernel<void(const float*, const float*, float*, int64_t, int64_t, int64_t)> add_positions{
+      "add_positions"};
+  Kernel<void(const float*, float*, int64_t, int64_t)> sum_over_batch{"sum_over_batch"};
 
   // ops/adamw.h, ops/clip.h
   Kernel<void(float*, const float*, float*, float*, int64_t, const ops::AdamWHyper&, int64_t)>

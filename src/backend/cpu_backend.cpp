@@ -5,6 +5,7 @@
 #include "ops/dropout.h"
 #include "ops/embedding.h"
 #include "ops/layernorm.h"
+#include "ops/layout.h"
 #include "ops/matmul.h"
 #include "ops/softmax.h"
 
@@ -40,6 +41,15 @@ const Backend& cpu_backend() {
       .dropout_forward = ops::dropout_forward,
       .dropout_backward = ops::dropout_backward,
       .cross_entropy = ops::cross_entropy,
+      .add = ops::add,
+      .scale = ops::scale,
+      .copy = ops::copy,
+      .split_heads = ops::split_heads,
+      .join_heads = ops::join_heads,
+      .heads_to_rows = ops::heads_to_rows,
+      .rows_to_heads = ops::rows_to_heads,
+      .add_positions = ops::add_positions,
+      .sum_over_batch = ops::sum_over_batch,
       .adamw_update = ops::adamw_update,
       .clip_grad_norm = ops::clip_grad_norm,
   };

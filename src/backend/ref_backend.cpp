@@ -6,6 +6,7 @@
 #include "ops/dropout.h"
 #include "ops/embedding.h"
 #include "ops/layernorm.h"
+#include "ops/layout.h"
 #include "ops/matmul.h"
 #include "ops/softmax.h"
 
@@ -41,6 +42,15 @@ const Backend& ref_backend() {
       .dropout_forward = ops::ref::dropout_forward,
       .dropout_backward = ops::ref::dropout_backward,
       .cross_entropy = ops::ref::cross_entropy,
+      .add = ops::ref::add,
+      .scale = ops::ref::scale,
+      .copy = ops::ref::copy,
+      .split_heads = ops::ref::split_heads,
+      .join_heads = ops::ref::join_heads,
+      .heads_to_rows = ops::ref::heads_to_rows,
+      .rows_to_heads = ops::ref::rows_to_heads,
+      .add_positions = ops::ref::add_positions,
+      .sum_over_batch = ops::ref::sum_over_batch,
       .adamw_update = ops::ref::adamw_update,
       .clip_grad_norm = ops::ref::clip_grad_norm,
   };

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Builds, on this machine, what a GPU machine lent through the device tool runs, into
-# .gpu/ (git-ignored), which its `carry` takes along:
-#   .gpu/bin/test_cuda     the CUDA device tests (tests/cuda)
-#   .gpu/bin/test_backend  the op table test (tests/backend): every kernel of every
-#                          backend, the cuda table's included, against ops::ref
-#   .gpu/lib/*.so*         the shared libraries they need besides glibc and libstdc++
+# Builds, on this machine, what a GPU machine lent through the device tool runs, packed
+# as .gpu/bundle.tar.xz (git-ignored; the device tool carries at most 64 MiB with the
+# working tree, so the bundle travels compressed), which unpacks to gpu/:
+#   gpu/bin/test_cuda     the CUDA device tests (tests/cuda)
+#   gpu/bin/test_backend  the op table test (tests/backend): every kernel of every
+#                         backend, the cuda table's included, against ops::ref
+#   gpu/bin/tinylm        the command line (train, verify, generate with --device cuda)
+#   gpu/lib/*.so*         the shared libraries they need besides glibc and libstdc++
 # The GPU machine has CUDA, CMake and PyTorch but none of tinylm's Debian libraries, and
 # the device tool carries at most 64 MiB: hence OpenBLAS without oneDNN (40 MB), and
 # x86-64-v3 (AVX2) code instead of -march=native, since its CPU is not this one.
-# There:   LD_LIBRARY_PATH=.gpu/lib .gpu/bin/test_cuda; ... .gpu/bin/test_backend
+# There:   tar -xJf .gpu/bundle.tar.xz -C /tmp && LD_LIBRARY_PATH=/tmp/gpu/lib /tmp/gpu/bin/test_cuda
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DTINYLM_USE_DNNL=OFF \
@@ -16,14 +18,18 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DTINYLM_USE_DNNL=OFF \
   { cat build-gpu.configure.log; exit 1; }
 grep -q "CUDA backend: ON" build-gpu.configure.log ||
   { echo "gpu-bundle: nvcc not found, the CUDA backend is not built" >&2; exit 1; }
-cmake --build build-gpu -j "$(nproc)" --target test_cuda test_backend
-rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
-cp build-gpu/test_cuda build-gpu/test_backend .gpu/bin/
-ldd .gpu/bin/test_backend | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
+cmake --build build-gpu -j "$(nproc)" --target test_cuda test_backend tinylm
+stage=build-gpu/stage/gpu
+rm -rf "$stage" && mkdir -p "$stage/bin" "$stage/lib"
+cp build-gpu/test_cuda build-gpu/test_backend build-gpu/tinylm "$stage/bin/"
+strip "$stage"/bin/*
+ldd "$stage/bin/test_backend" | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libstdc++.so*|libgcc_s.so*) ;;
-    *) cp -L "$lib" .gpu/lib/ ;;
+    *) cp -L "$lib" "$stage/lib/" ;;
   esac
 done
-du -sh .gpu
-echo "gpu-bundle: .gpu ready (carry it; run LD_LIBRARY_PATH=.gpu/lib .gpu/bin/test_backend)"
+rm -rf .gpu && mkdir -p .gpu
+tar -C build-gpu/stage -cJf .gpu/bundle.tar.xz gpu
+du -sh .gpu/bundle.tar.xz
+echo "gpu-bundle: .gpu/bundle.tar.xz ready (carry .gpu; see the top of this script)"

@@ -13,10 +13,21 @@ constexpr float kGeluCoeff = 0.044715f;
 constexpr float kInvSqrt2 = 0.7071067811865476f;
 constexpr float kInvSqrt2Pi = 0.3989422804014327f;
 
+// s = 0.5 (1 + tanh(u)) = sigmoid(2u) and 1 - s, both to full relative precision (as the
+// CPU kernel: 1 - tanh(u)^2 = 4 s (1 - s) without the cancellation near |tanh| = 1).
+__device__ void half_one_plus_tanh(float u, float& s, float& one_minus_s) {
+  const float e = expf(-2.0f * fabsf(u));  // in (0, 1]: never overflows
+  const float small = e / (1.0f + e), large = 1.0f / (1.0f + e);
+  s = u >= 0.0f ? large : small;
+  one_minus_s = u >= 0.0f ? small : large;
+}
+
 __device__ float activate(ops::Activation a, float x) {
+  float s, one_minus_s;
   switch (a) {
     case ops::Activation::GeluTanh:
-      return 0.5f * x * (1.0f + tanhf(kSqrt2OverPi * (x + kGeluCoeff * x * x * x)));
+      half_one_plus_tanh(kSqrt2OverPi * (x + kGeluCoeff * x * x * x), s, one_minus_s);
+      return x * s;
     case ops::Activation::GeluErf:
       return 0.5f * x * (1.0f + erff(x * kInvSqrt2));
     case ops::Activation::Relu:
@@ -28,9 +39,9 @@ __device__ float activate(ops::Activation a, float x) {
 __device__ float derivative(ops::Activation a, float x) {
   switch (a) {
     case ops::Activation::GeluTanh: {
-      const float t = tanhf(kSqrt2OverPi * (x + kGeluCoeff * x * x * x));
-      return 0.5f * (1.0f + t) +
-             0.5f * x * (1.0f - t * t) * kSqrt2OverPi * (1.0f + 3.0f * kGeluCoeff * x * x);
+      float s, one_minus_s;
+      half_one_plus_tanh(kSqrt2OverPi * (x + kGeluCoeff * x * x * x), s, one_minus_s);
+      return s + 2.0f * x * s * one_minus_s * kSqrt2OverPi * (1.0f + 3.0f * kGeluCoeff * x * x);
     }
     case ops::Activation::GeluErf:
       return 0.5f * (1.0f + erff(x * kInvSqrt2)) + x * kInvSqrt2Pi * expf(-0.5f * x * x);

@@ -6,11 +6,12 @@
 #   gpu/bin/test_backend  the op table test (tests/backend): every kernel of every
 #                         backend, the cuda table's included, against ops::ref
 #   gpu/bin/tinylm        the command line (train, verify, generate with --device cuda)
-#   gpu/lib/*.so*         the shared libraries they need besides glibc and libstdc++
+#   gpu/lib/*.so*         the shared libraries they need besides glibc, libstdc++ and
+#                         CUDA's own (cuBLAS: the GPU machine's CUDA 13 has them)
 # The GPU machine has CUDA, CMake and PyTorch but none of tinylm's Debian libraries, and
 # the device tool carries at most 64 MiB: hence OpenBLAS without oneDNN (40 MB), and
 # x86-64-v3 (AVX2) code instead of -march=native, since its CPU is not this one.
-# There:   tar -xJf .gpu/bundle.tar.xz -C /tmp && LD_LIBRARY_PATH=/tmp/gpu/lib /tmp/gpu/bin/test_cuda
+# There:   tar -xJf .gpu/bundle.tar.xz -C /tmp && LD_LIBRARY_PATH=/tmp/gpu/lib:/usr/local/cuda/lib64 /tmp/gpu/bin/test_cuda
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DTINYLM_USE_DNNL=OFF \
@@ -26,6 +27,7 @@ strip "$stage"/bin/*
 ldd "$stage/bin/test_backend" | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libstdc++.so*|libgcc_s.so*) ;;
+    libcublas*|libcudart*) ;;  # the GPU machine's own CUDA 13 (/usr/local/cuda/lib64 there)
     *) cp -L "$lib" "$stage/lib/" ;;
   esac
 done

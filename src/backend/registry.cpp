@@ -40,6 +40,14 @@ const Backend& backend_for(Device device) {
   return *b;
 }
 
+void require_device(Device device) {
+  const std::string flag = std::string("--device ") + device_name(device);
+  const Backend* b = registry().for_device[static_cast<int>(device)];
+  require(b != nullptr, [&] { return flag + ": this build has no " + device_name(device) + " backend"; });
+  std::string why;
+  require(b->available(&why), [&] { return flag + ": " + why; });
+}
+
 const Backend& backend_named(std::string_view name) {
   std::string names;
   for (const Backend* b : registry().all) {

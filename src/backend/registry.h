@@ -5,6 +5,8 @@
 //   on(tensor)            backend_for(tensor.device()): on(x).layernorm_forward(...)
 //   backend_named(name)   "cpu", "ref" or "cuda"; InputError listing the names otherwise
 //   registered_backends() every table this build has, "ref" first
+//   require_device(d)     InputError "--device cuda: <why>" unless d's backend runs here
+//                         (what a command checks before it moves a model there)
 #pragma once
 #include <string_view>
 #include <vector>
@@ -17,6 +19,7 @@ namespace tinylm {
 const Backend& backend_for(Device device);
 const Backend& backend_named(std::string_view name);
 const std::vector<const Backend*>& registered_backends();
+void require_device(Device device);
 
 inline const Backend& on(const Tensor& t) {
   return backend_for(t.device());

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "tensor/device.h"
 #include "util/integer_text.h"
 
 namespace tinylm::cli {
@@ -63,6 +64,16 @@ inline void check_integer_options(CLI::App& app) {
   }
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     check_integer_options(*sub);
+}
+
+// --device cpu|cuda: where the model computes. The value is checked by CLI11 (exit 2);
+// whether the device is there is checked when the model moves (backend/registry.h).
+inline CLI::Option* add_device_option(CLI::App& app, std::string& device) {
+  return app
+      .add_option("--device", device,
+                  "where the model computes: cpu (default) or cuda (an NVIDIA GPU; the same "
+                  "checkpoint files on both)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
 }
 
 // Parses argv into app. Returns -1 to go on, or the exit code to return now:

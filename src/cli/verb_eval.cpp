@@ -29,12 +29,18 @@ int run_eval(int argc, char** argv) {
   app.add_option("--batch", batch, "windows per forward pass")->capture_default_str();
   app.add_option("--task", task, "'addition': accuracy on held-out problems");
   app.add_option("--n", n, "number of held-out addition problems")->capture_default_str();
+  std::string device = "cpu";
+  add_device_option(app, device);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
   require(has_model(source), "pass --run RUN_DIR or --model SRC");
   OpenedModel loaded = open_model(source);
-  if (loaded.finetune_config) return eval_finetune_run(loaded, data);
+  if (loaded.finetune_config) {
+    require(device == "cpu", "--device " + device + ": fine-tuning runs are evaluated on the CPU");
+    return eval_finetune_run(loaded, data);
+  }
   GPT& model = loaded.language_model("tinylm eval");
+  loaded.to(parse_device(device));
   if (loaded.train_config)
     std::printf("checkpoint %s (step %lld)\n", loaded.checkpoint.c_str(),
                 static_cast<long long>(loaded.step));

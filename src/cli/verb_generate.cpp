@@ -48,6 +48,8 @@ int run_generate(int argc, char** argv) {
   app.add_flag("--bf16", bf16,
                "decode with bf16 copies of the weights (half the memory traffic; the products "
                "stay float32; the prompt uses the float32 weights)");
+  std::string device = "cpu";
+  add_device_option(app, device);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
   validate(opts.sampling);
@@ -58,6 +60,7 @@ int run_generate(int argc, char** argv) {
   open.gpt2_vocab_dir = vocab_dir;
   OpenedModel opened = tinylm::open_model(model_dir, open);
   GPT* model = &opened.language_model("tinylm generate");
+  opened.to(parse_device(device));
   const Tokenizer* tok = opened.tokenizer.get();
   std::vector<int32_t> prompt;
   if (prompt_text.empty()) {

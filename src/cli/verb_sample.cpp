@@ -57,6 +57,8 @@ int run_sample(int argc, char** argv) {
   app.add_flag("--bf16", bf16,
                "decode with bf16 copies of the weights (half the memory traffic; the products "
                "stay float32; the prompt uses the float32 weights)");
+  std::string device = "cpu";
+  add_device_option(app, device);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   if (!checkpoint.empty()) source.run = checkpoint;
   require(has_model(source), "give --run RUN_DIR, --checkpoint FILE or --model SRC");
@@ -67,6 +69,7 @@ int run_sample(int argc, char** argv) {
 
   OpenedModel opened = open_model(source);
   GPT& model = opened.language_model("tinylm sample");
+  opened.to(parse_device(device));
   const Tokenizer& tokenizer = *opened.tokenizer;
   if (bf16) model.set_bf16_decode(true);
   std::vector<int32_t> ids = tokenizer.encode(prompt);

@@ -26,6 +26,8 @@ int run_train(int argc, char** argv) {
   app.add_option("--stop-after", opts.stop_after,
                  "stop with a checkpoint after this many steps (continue later with --resume)");
   app.add_flag("--quiet", opts.quiet, "no progress output");
+  std::string device = "cpu";
+  add_device_option(app, device);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
   if (out.empty()) {
@@ -34,6 +36,7 @@ int run_train(int argc, char** argv) {
     out = "runs/" + name;
   }
   opts.out_dir = out;
+  opts.device = parse_device(device);
   nlohmann::json j = load_config_json(config_path, {});
   if (!preset.empty()) {
     nlohmann::json model = {{"preset", preset}};

@@ -4,6 +4,7 @@
 // (finetune/verify_instruct.h).
 #include <cstdio>
 
+#include "backend/registry.h"
 #include "cli/cli_util.h"
 #include "finetune/verify_classify.h"
 #include "finetune/verify_instruct.h"
@@ -16,9 +17,12 @@ namespace tinylm::cli {
 
 namespace {
 
-std::vector<CheckResult> verify_task(const std::string& dir) {
+std::vector<CheckResult> verify_task(const std::string& dir, Device device) {
   const nlohmann::json info = finetune::read_reference_json(dir);
-  if (!info.contains("task")) return verify_reference(dir);
+  if (!info.contains("task")) return verify_reference(dir, device);
+  require(device == Device::kCpu,
+          dir + ": --device " + device_name(device) +
+              " checks language-model references only (fine-tuning references run on the CPU)");
   require(info["task"].is_string(), dir + "/reference.json: field task must be a string");
   const std::string task = info["task"].get<std::string>();
   if (task == "classify") return finetune::verify_classify(dir);
@@ -39,10 +43,14 @@ int run_verify(int argc, char** argv) {
       "tinylm verify"};
   std::string dir;
   app.add_option("dir", dir, "folder holding the model and the reference")->required();
+  std::string device = "cpu";
+  add_device_option(app, device);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
+  const Device on_device = parse_device(device);
+  if (on_device != Device::kCpu) require_device(on_device);
 
   int failed = 0;
-  for (const auto& r : verify_task(dir)) {
+  for (const auto& r : verify_task(dir, on_device)) {
     std::printf("%-14s max error %-10.3g tolerance %-8.0e %s%s%s\n", r.name.c_str(), r.error,
                 r.tolerance, r.pass ? "PASS" : "FAIL", r.detail.empty() ? "" : "  ",
                 r.detail.c_str());

@@ -17,13 +17,13 @@ std::vector<int32_t> generate(GPT& model, const std::vector<int32_t>& prompt,
                                    " is outside the model's vocabulary (" + std::to_string(V) +
                                    " tokens)");
   std::vector<int32_t> ids = prompt, out;
-  KVCache cache(model.config());
+  KVCache cache(model.config(), model.device());
   for (int64_t i = 0; i < options.max_new_tokens; ++i) {
     const int64_t T = std::min<int64_t>(static_cast<int64_t>(ids.size()), block);
     const float* last_logits;
     Tensor logits;
     if (!options.use_cache) {
-      logits = model.forward(ids.data() + ids.size() - T, 1, T);
+      logits = model.forward(ids.data() + ids.size() - T, 1, T).to(Device::kCpu);
       last_logits = logits.data() + (T - 1) * V;
     } else {
       if (cache.pos == block) cache.clear();  // full: rebuild from the last block tokens

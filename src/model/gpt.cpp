@@ -42,6 +42,13 @@ void GPT::init(Rng& rng) {
   if (config_.head_bias) lm_head_bias.value.zero();
 }
 
+void GPT::to(Device device) {
+  move_parameters(parameters(), device);
+  if (!wpe.learned()) wpe.weight.to(device);  // the sinusoidal table, not a parameter
+  device_ = device;
+  if (device != Device::kCpu) set_bf16_decode(false);
+}
+
 Tensor GPT::forward_hidden(const int32_t* ids, int64_t B, int64_t T, const nn::Context& ctx,
                            const ops::AttentionMask* padding_mask) {
   const int64_t C = config_.d_model;
@@ -55,12 +62,8 @@ Tensor GPT::forward_hidden(const int32_t* ids, int64_t B, int64_t T, const nn::C
   // x0 = wte(ids) + wpe(positions)  [B, T, C]
   const Tensor tok = wte.forward(ids, B * T);
   const Tensor pos = wpe.forward(0, T);
-  x0_.ensure_shape({B, T, C});
-#pragma omp parallel for collapse(2)
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t t = 0; t < T; ++t)
-      for (int64_t c = 0; c < C; ++c)
-        x0_[(b * T + t) * C + c] = tok[(b * T + t) * C + c] + pos[t * C + c];
+  x0_.ensure_shape({B, T, C}, device_);
+  on(tok).add_positions(tok.data(), pos.data(), x0_.data(), B, T, C);
 
   ops::AttentionMask mask;
   if (padding_mask) mask = *padding_mask;
@@ -76,7 +79,7 @@ Tensor GPT::forward(const int32_t* ids, int64_t B, int64_t T, const nn::Context&
                     const ops::AttentionMask* padding_mask) {
   const int64_t C = config_.d_model, V = config_.vocab_size;
   forward_hidden(ids, B, T, ctx, padding_mask);
-  logits_.ensure_shape({B, T, V});
+  logits_.ensure_shape({B, T, V}, device_);
   on(xf_).linear_forward(xf_.data(), head_weight().value.data(),
                          config_.head_bias ? lm_head_bias.value.data() : nullptr, logits_.data(),
                          B * T, C, V);
@@ -91,17 +94,18 @@ Tensor GPT::forward_cached(const int32_t* ids, int64_t Tn, KVCache& cache) {
   });
   const Tensor tok = wte.forward(ids, Tn);
   const Tensor pos = wpe.forward(cache.pos, Tn);
-  cached_x_.ensure_shape({1, Tn, C});
-  for (int64_t i = 0; i < Tn * C; ++i) cached_x_[i] = tok[i] + pos[i];
+  const Backend& kernels = on(tok);
+  cached_x_.ensure_shape({1, Tn, C}, device_);
+  kernels.add(tok.data(), pos.data(), cached_x_.data(), Tn * C);
   Tensor x = cached_x_;
   for (size_t l = 0; l < h.size(); ++l)
     x = h[l].forward_cached(x, cache.k[l], cache.v[l], cache.pos);
   cache.pos += Tn;
   // Only the last position's logits are needed to choose the next token.
-  cached_last_.ensure_shape({1, C});
-  std::copy(x.data() + (Tn - 1) * C, x.data() + Tn * C, cached_last_.data());
+  cached_last_.ensure_shape({1, C}, device_);
+  kernels.copy(x.data() + (Tn - 1) * C, cached_last_.data(), C);
   const Tensor normed = ln_f.forward(cached_last_);
-  cached_logits_.ensure_shape({V});
+  cached_logits_.ensure_shape({V}, device_);
   const float* bias = config_.head_bias ? lm_head_bias.value.data() : nullptr;
   if (Tn == 1 && !head_bf16_.empty())
     on(normed).linear_forward_bf16(normed.data(), head_bf16_.data(), bias, cached_logits_.data(), 1,
@@ -109,7 +113,10 @@ Tensor GPT::forward_cached(const int32_t* ids, int64_t Tn, KVCache& cache) {
   else
     on(normed).linear_forward(normed.data(), head_weight().value.data(), bias,
                               cached_logits_.data(), 1, C, V);
-  return cached_logits_;
+  if (device_ == Device::kCpu) return cached_logits_;
+  cached_logits_host_.ensure_shape({V}, Device::kCpu);
+  cached_logits_host_.copy_from(cached_logits_);
+  return cached_logits_host_;
 }
 
 void GPT::set_bf16_decode(bool enabled) {
@@ -119,7 +126,7 @@ void GPT::set_bf16_decode(bool enabled) {
       l->set_bf16_weights(enabled);
   head_bf16_.clear();
   head_bf16_.shrink_to_fit();
-  if (!enabled) return;
+  if (!enabled || device_ != Device::kCpu) return;
   const Tensor& w = head_weight().value;
   head_bf16_.resize(static_cast<size_t>(w.numel()));
   on(w).to_bf16(w.data(), head_bf16_.data(), w.numel());
@@ -128,22 +135,17 @@ void GPT::set_bf16_decode(bool enabled) {
 double GPT::forward_loss(const int32_t* ids, const int32_t* targets, int64_t B, int64_t T,
                          const nn::Context& ctx) {
   forward(ids, B, T, ctx);
-  dlogits_.ensure_shape(logits_.shape());
-  return on(logits_).cross_entropy(logits_.data(), targets, dlogits_.data(), B * T,
-                                   config_.vocab_size, kIgnoreIndex);
+  dlogits_.ensure_shape(logits_.shape(), device_);
+  return on(logits_).cross_entropy(logits_.data(), targets_.on(device_, targets, B * T),
+                                   dlogits_.data(), B * T, config_.vocab_size, kIgnoreIndex);
 }
 
 void GPT::backward(float loss_scale) {
   require(dlogits_.defined() && logits_.defined(), "GPT::backward before forward_loss");
   const int64_t B = B_, T = T_, C = config_.d_model, V = config_.vocab_size;
-  if (loss_scale != 1.0f) {
-    float* d = dlogits_.data();
-    const int64_t n = dlogits_.numel();
-#pragma omp parallel for simd schedule(static)
-    for (int64_t i = 0; i < n; ++i) d[i] *= loss_scale;
-  }
+  if (loss_scale != 1.0f) on(dlogits_).scale(dlogits_.data(), dlogits_.numel(), loss_scale);
 
-  dxf_.ensure_shape({B, T, C});
+  dxf_.ensure_shape({B, T, C}, device_);
   const bool body = body_trains();
   on(dlogits_).linear_backward(dlogits_.data(), xf_.data(), head_weight().value.data(),
                                body ? dxf_.data() : nullptr, head_weight().grad_or_null(),
@@ -193,13 +195,8 @@ void GPT::backward_hidden(const Tensor& dhidden) {
 
   // x0 = tok + pos: dtok = dx, dpos = sum over the batch of dx
   wte.backward(dx.reshaped({B * T, C}));
-  dpos_.ensure_shape({T, C});
-#pragma omp parallel for
-  for (int64_t i = 0; i < T * C; ++i) {
-    float sum = 0.0f;
-    for (int64_t b = 0; b < B; ++b) sum += dx[b * T * C + i];
-    dpos_[i] = sum;
-  }
+  dpos_.ensure_shape({T, C}, device_);
+  on(dx).sum_over_batch(dx.data(), dpos_.data(), B, T * C);
   wpe.backward(dpos_);
 }
 

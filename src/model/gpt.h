@@ -16,6 +16,7 @@
 #include "nn/embedding.h"
 #include "nn/positional_encoding.h"
 #include "nn/transformer_block.h"
+#include "tensor/device_ids.h"
 
 namespace tinylm {
 
@@ -28,6 +29,14 @@ class GPT {
   // GPT-2 initialisation: normal(0, 0.02) for weights and embeddings, residual output
   // projections (attn.c_proj, mlp.c_proj) normal(0, 0.02 / sqrt(2 L)), zero biases.
   void init(Rng& rng);
+
+  // Moves every weight (and gradient) to `device`; from then on the model computes there
+  // (backend/: the kernels of that device). Ids and targets stay host arrays (copied
+  // over per call); forward() and forward_hidden() return tensors on the device,
+  // forward_cached() the logits on the host (what sampling reads). Checkpoints are
+  // written from host copies (train/checkpoint.h), so one file serves every device.
+  void to(Device device);
+  Device device() const { return device_; }
 
   // ids [B, T] (T <= block_size) -> logits [B, T, V]. The returned tensor is the model's
   // own buffer: valid until the next forward. padding_mask: optional additive mask
@@ -49,13 +58,15 @@ class GPT {
   bool body_trains() const;
 
   // Inference with a KV cache (batch 1): ids [Tn] are positions cache.pos .. +Tn-1.
-  // Returns the logits of the last of them [V] (the model's own buffer: valid until the
-  // next call) and advances cache.pos by Tn.
+  // Returns the logits of the last of them [V] on the host (the model's own buffer: valid
+  // until the next call) and advances cache.pos by Tn. The cache must be on the model's
+  // device (KVCache(config, model.device())).
   Tensor forward_cached(const int32_t* ids, int64_t Tn, KVCache& cache);
   // Decode steps (one new token) read bf16 copies of the linear layers' and the head's
   // weights (ops/bf16.h: half the bytes of a bandwidth-bound step; products in float32).
   // The prompt, training and evaluation keep the float32 weights. For inference: call it
   // after the weights are final (the copies are not updated). false drops the copies.
+  // A CPU path: on another device the float32 weights stay in use.
   void set_bf16_decode(bool enabled);
 
   // forward, then the mean cross-entropy against targets [B, T] (ops::kIgnoreIndex
@@ -86,13 +97,15 @@ class GPT {
   int64_t lowest_trained_block() const;
 
   GPTConfig config_;
+  Device device_ = Device::kCpu;
+  DeviceIds targets_;  // the last forward_loss's targets on the device
   nn::Dropout embd_drop_;
   int64_t B_ = 0, T_ = 0;
   std::vector<uint16_t> head_bf16_;  // [V, C], empty unless set_bf16_decode(true)
   // Every buffer a step writes, kept from step to step (the memory plan): training's and
   // decoding's (cached_*).
   Tensor x0_, xf_, logits_, dlogits_, dxf_, dtok_, dpos_;
-  Tensor cached_x_, cached_last_, cached_logits_;
+  Tensor cached_x_, cached_last_, cached_logits_, cached_logits_host_;
 };
 
 }  // namespace tinylm

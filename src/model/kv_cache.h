@@ -1,6 +1,7 @@
 // Keys and values of the positions seen so far, per layer, so that generating one more
 // token costs one position's work instead of recomputing the whole sequence.
-//   k[l], v[l]: [H, max_len, dh] for layer l (batch size 1); pos = positions filled.
+//   k[l], v[l]: [H, max_len, dh] for layer l (batch size 1), on the model's device;
+//   pos = positions filled.
 #pragma once
 #include <vector>
 
@@ -10,10 +11,10 @@
 namespace tinylm {
 
 struct KVCache {
-  explicit KVCache(const GPTConfig& c) : max_len(c.block_size) {
+  explicit KVCache(const GPTConfig& c, Device device = Device::kCpu) : max_len(c.block_size) {
     for (int64_t l = 0; l < c.n_layer; ++l) {
-      k.push_back(Tensor::zeros({c.n_head, c.block_size, c.head_dim()}));
-      v.push_back(Tensor::zeros({c.n_head, c.block_size, c.head_dim()}));
+      k.push_back(Tensor::zeros({c.n_head, c.block_size, c.head_dim()}, device));
+      v.push_back(Tensor::zeros({c.n_head, c.block_size, c.head_dim()}, device));
     }
   }
   void clear() { pos = 0; }

@@ -9,15 +9,15 @@ Tensor Dropout::forward(const Tensor& x, const Context& ctx) {
   active_ = ctx.training && p_ > 0.0f;
   if (!active_) return x;
   require(ctx.rng != nullptr, "Dropout: training with dropout needs a random generator");
-  mask_.ensure_shape(x.shape());
-  y_.ensure_shape(x.shape());
+  mask_.ensure_shape(x.shape(), x.device());
+  y_.ensure_shape(x.shape(), x.device());
   on(x).dropout_forward(x.data(), y_.data(), mask_.data(), x.numel(), p_, *ctx.rng);
   return y_;
 }
 
 Tensor Dropout::backward(const Tensor& dy) {
   if (!active_) return dy;
-  dx_.ensure_shape(dy.shape());
+  dx_.ensure_shape(dy.shape(), dy.device());
   on(dy).dropout_backward(dy.data(), mask_.data(), dx_.data(), dy.numel());
   return dx_;
 }

@@ -12,16 +12,17 @@ void Embedding::init(Rng& rng, float std) {
 }
 
 Tensor Embedding::forward(const int32_t* ids, int64_t n) {
-  ids_.assign(ids, ids + n);
-  y_.ensure_shape({n, dim_});
-  on(weight.value).embedding_forward(ids, weight.value.data(), y_.data(), n, num_, dim_);
+  const Device device = weight.value.device();
+  ids_on_device_ = device_ids_.on(device, ids, n);
+  n_ = n;
+  y_.ensure_shape({n, dim_}, device);
+  on(weight.value).embedding_forward(ids_on_device_, weight.value.data(), y_.data(), n, num_, dim_);
   return y_;
 }
 
 void Embedding::backward(const Tensor& dy) {
   if (!weight.trainable()) return;
-  on(dy).embedding_backward(dy.data(), ids_.data(), weight.grad.data(),
-                            static_cast<int64_t>(ids_.size()), num_, dim_);
+  on(dy).embedding_backward(dy.data(), ids_on_device_, weight.grad.data(), n_, num_, dim_);
 }
 
 void Embedding::parameters(ParameterList& list, const std::string& prefix) {

@@ -1,11 +1,13 @@
 // Embedding table lookup.
 //   weight [V, C]
-//   forward:  ids [N] -> y [N, C]      (keeps ids for backward)
+//   forward:  ids [N] -> y [N, C]      (keeps ids for backward; ids are host memory,
+//                                       copied to the table's device when it is not the CPU)
 //   backward: dy [N, C] -> weight.grad += scatter-add by id
 #pragma once
 #include <string>
 #include <vector>
 
+#include "tensor/device_ids.h"
 #include "tensor/parameter.h"
 #include "util/rng.h"
 
@@ -26,7 +28,9 @@ class Embedding {
 
  private:
   int64_t num_ = 0, dim_ = 0;
-  std::vector<int32_t> ids_;
+  DeviceIds device_ids_;                    // the ids on the table's device
+  const int32_t* ids_on_device_ = nullptr;  // what backward reads
+  int64_t n_ = 0;
   Tensor y_;
 };
 

@@ -14,14 +14,14 @@ void FeedForward::init(Rng& rng, float std, float proj_std) {
 
 Tensor FeedForward::forward(const Tensor& x, const Context& ctx) {
   h_ = c_fc.forward(x, ctx);
-  a_.ensure_shape(h_.shape());
+  a_.ensure_shape(h_.shape(), h_.device());
   on(h_).activation_forward(act_, h_.data(), a_.data(), h_.numel());
   return c_proj.forward(a_, ctx);
 }
 
 Tensor FeedForward::backward(const Tensor& dy) {
   const Tensor da = c_proj.backward(dy);
-  da_.ensure_shape(h_.shape());
+  da_.ensure_shape(h_.shape(), h_.device());
   on(h_).activation_backward(act_, da.data(), h_.data(), da_.data(), h_.numel());
   return c_fc.backward(da_);
 }

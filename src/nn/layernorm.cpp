@@ -22,9 +22,9 @@ Tensor LayerNorm::forward(const Tensor& x) {
   });
   const int64_t n = x.numel() / dim_;
   x_ = x;
-  y_.ensure_shape(x.shape());
-  mean_.ensure_shape({n});
-  rstd_.ensure_shape({n});
+  y_.ensure_shape(x.shape(), x.device());
+  mean_.ensure_shape({n}, x.device());
+  rstd_.ensure_shape({n}, x.device());
   on(x).layernorm_forward(x.data(), weight.value.data(), has_bias_ ? bias.value.data() : nullptr,
                           y_.data(), mean_.data(), rstd_.data(), n, dim_, eps_);
   return y_;
@@ -32,7 +32,7 @@ Tensor LayerNorm::forward(const Tensor& x) {
 
 Tensor LayerNorm::backward(const Tensor& dy) {
   const int64_t n = x_.numel() / dim_;
-  dx_.ensure_shape(x_.shape());
+  dx_.ensure_shape(x_.shape(), x_.device());
   on(dy).layernorm_backward(dy.data(), x_.data(), weight.value.data(), mean_.data(), rstd_.data(),
                             dx_.data(), weight.grad_or_null(), bias.grad_or_null(), n, dim_);
   return dx_;

@@ -28,7 +28,7 @@ Tensor Linear::forward(const Tensor& x, const Context& ctx) {
   });
   x_ = x;
   const int64_t n = x.numel() / in_;
-  y_.ensure_shape(with_last_dim(x.shape(), out_));
+  y_.ensure_shape(with_last_dim(x.shape(), out_), x.device());
   const float* b = has_bias_ ? bias.value.data() : nullptr;
   if (n == 1 && !weight_bf16_.empty())
     on(x).linear_forward_bf16(x.data(), weight_bf16_.data(), b, y_.data(), n, in_, out_);
@@ -41,14 +41,14 @@ Tensor Linear::forward(const Tensor& x, const Context& ctx) {
 void Linear::set_bf16_weights(bool enabled) {
   weight_bf16_.clear();
   weight_bf16_.shrink_to_fit();
-  if (!enabled) return;
+  if (!enabled || weight.value.device() != Device::kCpu) return;  // a CPU decoding path
   weight_bf16_.resize(static_cast<size_t>(weight.value.numel()));
   on(weight.value).to_bf16(weight.value.data(), weight_bf16_.data(), weight.value.numel());
 }
 
 Tensor Linear::backward(const Tensor& dy) {
   const int64_t n = x_.numel() / in_;
-  dx_.ensure_shape(x_.shape());
+  dx_.ensure_shape(x_.shape(), x_.device());
   on(dy).linear_backward(dy.data(), x_.data(), weight.value.data(), dx_.data(),
                          weight.grad_or_null(), bias.grad_or_null(), n, in_, out_);
   if (adapter) adapter->backward_add(x_.data(), dy.data(), dx_.data(), n);

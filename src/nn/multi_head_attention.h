@@ -59,8 +59,8 @@ class MultiHeadAttention {
   ops::AttentionMask mask_;
   // Decoding's buffers (forward_cached), kept from step to step (the memory plan).
   // (Backward's work buffers are one set shared by all layers: the .cpp file.)
-  Tensor cached_q_, cached_y_, cached_merged_;
-  std::vector<float> cached_att_;
+  Tensor cached_q_, cached_k_, cached_v_, cached_y_, cached_merged_;
+  Tensor cached_att_;  // [H * Tn * Tk] or more
 };
 
 }  // namespace tinylm::nn

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "backend/registry.h"
 #include "nn/init.h"
 #include "util/error.h"
 
@@ -39,15 +40,15 @@ Tensor PositionalEncoding::forward(int64_t start, int64_t T) {
            " exceed the context length " + std::to_string(max_len_);
   });
   start_ = start;
-  y_.ensure_shape({T, dim_});
-  std::memcpy(y_.data(), weight.value.data() + start * dim_, sizeof(float) * T * dim_);
+  y_.ensure_shape({T, dim_}, weight.value.device());
+  on(weight.value).copy(weight.value.data() + start * dim_, y_.data(), T * dim_);
   return y_;
 }
 
 void PositionalEncoding::backward(const Tensor& dpe) {
   if (!learned_ || !weight.trainable()) return;
   float* g = weight.grad.data() + start_ * dim_;
-  for (int64_t i = 0; i < dpe.numel(); ++i) g[i] += dpe[i];
+  on(dpe).add(g, dpe.data(), g, dpe.numel());
 }
 
 void PositionalEncoding::parameters(ParameterList& list, const std::string& prefix) {

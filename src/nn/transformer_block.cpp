@@ -1,17 +1,12 @@
 #include "nn/transformer_block.h"
 
-#include <algorithm>
+#include "backend/registry.h"
 
 namespace tinylm::nn {
 
 void add_into(const Tensor& a, const Tensor& b, Tensor& out) {
-  out.ensure_shape(a.shape());
-  const float* pa = a.data();
-  const float* pb = b.data();
-  float* po = out.data();
-  const int64_t n = a.numel();
-#pragma omp parallel for simd schedule(static)
-  for (int64_t i = 0; i < n; ++i) po[i] = pa[i] + pb[i];
+  out.ensure_shape(a.shape(), a.device());
+  on(a).add(a.data(), b.data(), out.data(), a.numel());
 }
 
 TransformerBlock::TransformerBlock(const BlockConfig& c)
@@ -28,8 +23,8 @@ void TransformerBlock::add_residual(const Tensor& a, const Tensor& b, Tensor& ou
   if (residual_) {
     add_into(a, b, out);
   } else {
-    out.ensure_shape(b.shape());
-    std::copy_n(b.data(), b.numel(), out.data());
+    out.ensure_shape(b.shape(), b.device());
+    on(b).copy(b.data(), out.data(), b.numel());
   }
 }
 
@@ -64,8 +59,8 @@ Tensor TransformerBlock::forward_cached(const Tensor& x, Tensor& k_cache, Tensor
   }
   add_residual(x, attn.forward_cached(x, k_cache, v_cache, pos), y);
   const Tensor normed = ln_1.forward(y);
-  h.ensure_shape(normed.shape());
-  h.copy_from(normed);
+  h.ensure_shape(normed.shape(), normed.device());
+  on(normed).copy(normed.data(), h.data(), normed.numel());
   add_residual(h, mlp.forward(h), y);
   return ln_2.forward(y);
 }

@@ -1,6 +1,7 @@
 // Opening a model from any source (see open_model.h).
 #include "open/open_model.h"
 
+#include "backend/registry.h"
 #include "finetune/classify_run.h"
 #include "finetune/hf_classifier.h"
 #include "finetune/instruct_run.h"
@@ -115,6 +116,17 @@ void OpenedModel::merge_adapters() {
   if (!lora) return;
   lora->merge();
   lora.reset();
+}
+
+void OpenedModel::to(Device device) {
+  if (device == Device::kCpu) return;
+  require_device(device);
+  require(lm != nullptr, [&] {
+    return title() + ": a classifier runs on the CPU only (--device " + device_name(device) +
+           " takes language models)";
+  });
+  merge_adapters();
+  lm->to(device);
 }
 
 std::string OpenedModel::title() const {

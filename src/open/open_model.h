@@ -55,6 +55,10 @@ struct OpenedModel {
   finetune::SequenceClassifier& classifier_model(const std::string& verb);
   // Folds an instruct run's attached LoRA adapters into lm and removes them.
   void merge_adapters();
+  // The language model moved to `device` (--device), an instruct run's adapters folded
+  // in first when it is not the CPU. InputError when the device is not there, and for
+  // classifiers on another device than the CPU (they run on the CPU for now).
+  void to(Device device);
   // A run of the three-digit addition task (its answers are read digit by digit).
   bool is_addition() const { return train_config && train_config->data.task == "addition"; }
   // "tests/fixtures/gpt2-tiny (a Hugging Face GPT-2 folder)", for titles and messages.

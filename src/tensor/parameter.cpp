@@ -22,4 +22,8 @@ ParameterList trainable_only(const ParameterList& params) {
   return out;
 }
 
+void move_parameters(const ParameterList& params, Device device) {
+  for (const auto& p : params) p.param->to(device);
+}
+
 }  // namespace tinylm

@@ -30,6 +30,11 @@ struct Parameter {
   }
   // The gradient buffer, or null when frozen (what kernels take for "skip this").
   float* grad_or_null() { return grad.defined() ? grad.data() : nullptr; }
+  // Value and gradient moved to `device` (nothing happens for those already there).
+  void to(Device device) {
+    value = value.to(device);
+    if (grad.defined()) grad = grad.to(device);
+  }
 };
 
 struct NamedParameter {
@@ -46,5 +51,8 @@ ParameterCounts count_parameters(const ParameterList& params);
 
 // The parameters that currently train (what AdamW and gradient clipping work on).
 ParameterList trainable_only(const ParameterList& params);
+
+// Every parameter of the list moved to `device`.
+void move_parameters(const ParameterList& params, Device device);
 
 }  // namespace tinylm

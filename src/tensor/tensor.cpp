@@ -129,8 +129,12 @@ void Tensor::fill(float value) {
 }
 
 void Tensor::ensure_shape(const Shape& shape) {
-  if (storage_ && shape == shape_) return;
-  *this = empty(shape, device_);
+  ensure_shape(shape, device_);
+}
+
+void Tensor::ensure_shape(const Shape& shape, Device device) {
+  if (storage_ && shape == shape_ && device == device_) return;
+  *this = empty(shape, device);
 }
 
 // Between two devices other than the CPU, the numbers pass through the host.

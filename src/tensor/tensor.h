@@ -54,9 +54,11 @@ class Tensor {
   Tensor reshaped(Shape shape) const;
   void fill(float value);
   void zero() { fill(0.0f); }
-  // Reallocates (contents undefined) unless the tensor already has exactly this shape.
-  // Lets modules reuse their activation buffers from step to step.
+  // Reallocates (contents undefined) unless the tensor already has exactly this shape
+  // (and lives on `device`; the one-argument form keeps the tensor's device). Lets
+  // modules reuse their activation buffers from step to step.
   void ensure_shape(const Shape& shape);
+  void ensure_shape(const Shape& shape, Device device);
   // Copies values from a tensor of the same numel, on any device.
   void copy_from(const Tensor& other);
 

@@ -8,8 +8,8 @@ AdamW::AdamW(ParameterList params, const AdamWConfig& config) : config_(config) 
   for (const auto& p : params)
     if (p.param->trainable()) params_.push_back(p);
   for (const auto& p : params_) {
-    m_.push_back(Tensor::zeros(p.param->value.shape()));
-    v_.push_back(Tensor::zeros(p.param->value.shape()));
+    m_.push_back(Tensor::zeros(p.param->value.shape(), p.param->value.device()));
+    v_.push_back(Tensor::zeros(p.param->value.shape(), p.param->value.device()));
   }
 }
 

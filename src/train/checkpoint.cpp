@@ -62,7 +62,8 @@ CheckpointState state_from(const SafeTensors& f, const std::string& path) {
   return s;
 }
 
-bool all_finite(const Tensor& t) {
+bool all_finite(const Tensor& on_any_device) {
+  const Tensor t = on_any_device.to(Device::kCpu);
   const float* p = t.data();
   bool finite = true;
   for (int64_t i = 0; i < t.numel(); ++i) finite &= std::isfinite(p[i]);
@@ -131,13 +132,17 @@ void save_checkpoint(const std::string& path, const ParameterList& params, AdamW
     if (!bad.empty())
       throw std::runtime_error("refusing to write " + path + ": " + bad + " is not finite");
   }
+  // Host copies of tensors on another device: the file is the same for every device.
   std::vector<std::pair<std::string, Tensor>> tensors;
-  for (const auto& p : params) tensors.emplace_back("model." + p.name, p.param->value);
+  const auto add = [&](const std::string& name, const Tensor& t) {
+    tensors.emplace_back(name, t.to(Device::kCpu));
+  };
+  for (const auto& p : params) add("model." + p.name, p.param->value);
   if (optimizer) {  // moments of the trainable parameters only (frozen ones have none)
     const ParameterList& trained = optimizer->params();
     for (size_t i = 0; i < trained.size(); ++i) {
-      tensors.emplace_back("optim.m." + trained[i].name, optimizer->first_moments()[i]);
-      tensors.emplace_back("optim.v." + trained[i].name, optimizer->second_moments()[i]);
+      add("optim.m." + trained[i].name, optimizer->first_moments()[i]);
+      add("optim.v." + trained[i].name, optimizer->second_moments()[i]);
     }
   }
   char loss_buf[64], val_buf[64];

@@ -36,9 +36,10 @@ std::vector<double> layer_grad_norms(const ParameterList& params, int64_t n_laye
   for (const auto& p : params) {
     const int64_t layer = block_of(p.name);
     if (layer < 0 || layer >= n_layer || !p.param->trainable()) continue;
-    const float* g = p.param->grad.data();
+    const Tensor grad = p.param->grad.to(Device::kCpu);  // a copy for other devices
+    const float* g = grad.data();
     double s = 0;
-    for (int64_t i = 0; i < p.param->grad.numel(); ++i) s += static_cast<double>(g[i]) * g[i];
+    for (int64_t i = 0; i < grad.numel(); ++i) s += static_cast<double>(g[i]) * g[i];
     sums[static_cast<size_t>(layer)] += s;
   }
   for (double& s : sums) s = std::sqrt(s);

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "backend/registry.h"
 #include "lora/peft.h"
 #include "model/gpt.h"
 #include "report/flops.h"
@@ -90,6 +91,11 @@ int train(const TrainConfig& config, const TrainOptions& options) {
     model.init(init_rng);
   }
   const Trainables trained = choose_trainables(model, c);
+  if (options.device != Device::kCpu) {  // before the optimizer makes its moments
+    require_device(options.device);
+    model.to(options.device);
+    move_parameters(trained.params, options.device);  // adapters too
+  }
   RunSession session(std::move(plan.folder), trained.params, adamw_config(c.train), c.train.seed);
   session.begin(c.to_json(), data.tokenizer());
   if (!options.quiet) print_header(c, data, trained, session);

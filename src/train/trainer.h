@@ -25,6 +25,7 @@ struct TrainOptions {
   bool resume = false;
   bool quiet = false;
   int64_t stop_after = -1;  // stop with a checkpoint once this many steps are done
+  Device device = Device::kCpu;  // where the model trains (--device); checkpoints are the same
 };
 
 // Exit codes: 0 finished (or stopped by stop_after), 130 interrupted (checkpoint saved),

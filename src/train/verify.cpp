@@ -48,7 +48,8 @@ CheckResult compare_params(const std::string& check, GPT& model, const SafeTenso
     const std::string key = prefix + hf_param_name(name);
     require(ref.has(key), "reference.safetensors: missing " + key);
     const Tensor expected = ref.get(key).to_float();
-    const Tensor ours = to_hf_layout(name, grads ? param->grad : param->value);
+    const Tensor ours =
+        to_hf_layout(name, (grads ? param->grad : param->value).to(Device::kCpu));
     check_shape(expected, ours.shape(), "reference.safetensors: " + key);
     const double err = relative_error(ours.data(), expected.data(), ours.numel());
     if (err >= worst) worst = err, worst_name = hf_param_name(name);
@@ -167,7 +168,7 @@ void check_forward_backward(GPT& model, const SafeTensors& ref, const ReferenceS
   const double loss = model.forward_loss(b.ids.data(), b.targets.data(), b.B, b.T);
   if (ref.has("logits")) {
     const Tensor expected = ref.get("logits").to_float();
-    const Tensor logits = model.forward(b.ids.data(), b.B, b.T);
+    const Tensor logits = model.forward(b.ids.data(), b.B, b.T).to(Device::kCpu);
     check_shape(expected, logits.shape(), "reference.safetensors: logits");
     results.push_back(
         make("logits", relative_error(logits.data(), expected.data(), logits.numel()), 1e-5));
@@ -239,12 +240,13 @@ CheckResult check_greedy(GPT& model, GPT* trained, const ReferenceSpec::Greedy& 
 
 }  // namespace
 
-std::vector<CheckResult> verify_reference(const std::string& dir) {
+std::vector<CheckResult> verify_reference(const std::string& dir, Device device) {
   const std::string info_path = dir + "/reference.json";
   const nlohmann::json info = read_json_file(info_path);
   JsonField(info, info_path).require_object();
   const SafeTensors ref = load_safetensors(dir + "/reference.safetensors");
   std::unique_ptr<GPT> model = load_hf_gpt2(dir);
+  model->to(device);
   const ReferenceSpec spec = parse_reference_json(info, info_path, model->config().vocab_size);
   const ReferenceBatch batch = read_reference_batch(ref, model->config());
 
@@ -253,6 +255,7 @@ std::vector<CheckResult> verify_reference(const std::string& dir) {
   std::unique_ptr<GPT> trained;  // the model after the AdamW steps, if the reference ran them
   if (spec.adamw && ref.has("after_adamw.transformer.wte.weight")) {
     trained = load_hf_gpt2(dir);
+    trained->to(device);
     check_adamw_steps(*trained, ref, *spec.adamw, batch, results);
   }
   if (spec.greedy) results.push_back(check_greedy(*model, trained.get(), *spec.greedy));

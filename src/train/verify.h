@@ -26,7 +26,7 @@ struct CheckResult {
   std::string detail;  // e.g. the worst tensor
 };
 
-std::vector<CheckResult> verify_reference(const std::string& dir);
+std::vector<CheckResult> verify_reference(const std::string& dir, Device device = Device::kCpu);
 
 // What reference.json asks to check, read through the checked accessor: a missing or
 // ill-typed field, an id outside [0, vocab), or an absurd step count is an InputError

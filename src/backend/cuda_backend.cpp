@@ -1,7 +1,7 @@
 // The CUDA kernels of src/cuda as a backend table (a build with CUDA only; usable only
-// with a GPU). What src/cuda does not have yet (matrix products, attention, embedding,
-// dropout, clipping) stays a missing entry: calling it throws naming the kernel. Tests:
-// tests/backend/op_table_test.cpp, skipped without a GPU.
+// with a GPU). What src/cuda does not have yet (softmax, attention, embedding, dropout,
+// clipping, the layouts) stays a missing entry: calling it throws naming the kernel.
+// Tests: tests/backend/op_table_test.cpp, skipped without a GPU.
 #ifdef TINYLM_WITH_CUDA
 #include <numeric>
 #include <string>
@@ -10,6 +10,7 @@
 #include "backend/registry.h"
 #include "cuda/device.h"
 #include "cuda/kernels.h"
+#include "cuda/products.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -54,6 +55,11 @@ const Backend& cuda_backend() {
         .name = "cuda",
         .device = Device::kCuda,
         .available = gpu_present,
+        .matmul = cuda::matmul,
+        .linear_forward = cuda::linear_forward,
+        .linear_backward = cuda::linear_backward,
+        .to_bf16 = cuda::to_bf16,
+        .linear_forward_bf16 = cuda::linear_forward_bf16,
         .layernorm_forward = cuda::layernorm_forward,
         .layernorm_backward = cuda::layernorm_backward,
         .activation_forward = cuda::activation_forward,

@@ -1,7 +1,7 @@
 // The CUDA kernels of src/cuda as a backend table (a build with CUDA only; usable only
-// with a GPU). What src/cuda does not have yet (softmax, attention, embedding, dropout,
-// clipping, the layouts) stays a missing entry: calling it throws naming the kernel.
-// Tests: tests/backend/op_table_test.cpp, skipped without a GPU.
+// with a GPU). What src/cuda does not have yet (softmax, attention) stays a missing
+// entry: calling it throws naming the kernel. Tests: tests/backend/op_table_test.cpp,
+// skipped without a GPU.
 #ifdef TINYLM_WITH_CUDA
 #include <numeric>
 #include <string>
@@ -64,8 +64,22 @@ const Backend& cuda_backend() {
         .layernorm_backward = cuda::layernorm_backward,
         .activation_forward = cuda::activation_forward,
         .activation_backward = cuda::activation_backward,
+        .embedding_forward = cuda::embedding_forward,
+        .embedding_backward = cuda::embedding_backward,
+        .dropout_forward = cuda::dropout_forward,
+        .dropout_backward = cuda::dropout_backward,
         .cross_entropy = cross_entropy,
+        .add = cuda::add,
+        .scale = cuda::scale,
+        .copy = cuda::copy,
+        .split_heads = cuda::split_heads,
+        .join_heads = cuda::join_heads,
+        .heads_to_rows = cuda::heads_to_rows,
+        .rows_to_heads = cuda::rows_to_heads,
+        .add_positions = cuda::add_positions,
+        .sum_over_batch = cuda::sum_over_batch,
         .adamw_update = cuda::adamw_update,
+        .clip_grad_norm = cuda::clip_grad_norm,
     };
   }();
   return table;

@@ -1,5 +1,5 @@
 // Device scratch memory for the kernels that need room beside their outputs (widened
-// bf16 weights):
+// bf16 weights, embedding's row lists, the clipping sum):
 // one buffer per slot, grown when a call needs more and kept for the next call (never
 // freed: it lives as long as the program). Used from one host thread at a time, on the
 // default stream, like the rest of src/cuda.
@@ -13,6 +13,8 @@ namespace tinylm::cuda {
 
 enum class ScratchSlot : int {
   kWeights = 0,  // linear_forward_bf16: W widened
+  kIndex,        // embedding backward: the rows of each id
+  kSum,          // clip_grad_norm: the sum of squares (one double)
   kCount
 };
 

@@ -1,7 +1,6 @@
 // The CUDA kernels of src/cuda as a backend table (a build with CUDA only; usable only
-// with a GPU). What src/cuda does not have yet (softmax, attention) stays a missing
-// entry: calling it throws naming the kernel. Tests: tests/backend/op_table_test.cpp,
-// skipped without a GPU.
+// with a GPU): every entry of backend.h, each with its ops/ contract (src/cuda/kernels.h,
+// src/cuda/products.h). Tests: tests/backend/op_table_test.cpp, skipped without a GPU.
 #ifdef TINYLM_WITH_CUDA
 #include <numeric>
 #include <string>
@@ -64,6 +63,12 @@ const Backend& cuda_backend() {
         .layernorm_backward = cuda::layernorm_backward,
         .activation_forward = cuda::activation_forward,
         .activation_backward = cuda::activation_backward,
+        .softmax_forward = cuda::softmax_forward,
+        .softmax_backward = cuda::softmax_backward,
+        .attention_forward = cuda::attention_forward,
+        .attention_backward = cuda::attention_backward,
+        .attention_forward_tiled = cuda::attention_forward_tiled,
+        .attention_backward_tiled = cuda::attention_backward_tiled,
         .embedding_forward = cuda::embedding_forward,
         .embedding_backward = cuda::embedding_backward,
         .dropout_forward = cuda::dropout_forward,

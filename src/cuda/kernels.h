@@ -40,6 +40,11 @@ void adamw_update(float* p, const float* g, float* m, float* v, int64_t N, const
 void cross_entropy(const float* logits, const int32_t* targets, float* dlogits, float* row_loss,
                    int64_t N, int64_t V, int64_t count, int32_t ignore_index = kIgnoreIndex);
 
+// ops/softmax.h: x [N, D] -> y [N, D] row-wise (-inf weighs 0, an all -inf row gives 0);
+// backward dx [N, D] = y * (dy - sum(dy * y)) row-wise (overwritten).
+void softmax_forward(const float* x, float* y, int64_t N, int64_t D);
+void softmax_backward(const float* dy, const float* y, float* dx, int64_t N, int64_t D);
+
 // ops/embedding.h: ids [N] (device int32, each in [0, V): downloaded and checked first,
 // an InputError naming the first bad id), table [V, C] -> y [N, C];
 // backward dtable [V, C] += dy [N, C] scattered by id, each id's rows added in index order

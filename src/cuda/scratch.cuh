@@ -1,5 +1,5 @@
-// Device scratch memory for the kernels that need room beside their outputs (widened
-// bf16 weights, embedding's row lists, the clipping sum):
+// Device scratch memory for the kernels that need room beside their outputs (attention's
+// [N, Tq, Tk] weights, widened bf16 weights, embedding's row lists, the clipping sum):
 // one buffer per slot, grown when a call needs more and kept for the next call (never
 // freed: it lives as long as the program). Used from one host thread at a time, on the
 // default stream, like the rest of src/cuda.
@@ -12,7 +12,8 @@
 namespace tinylm::cuda {
 
 enum class ScratchSlot : int {
-  kWeights = 0,  // linear_forward_bf16: W widened
+  kWeights = 0,  // attention: scores / weights [N, Tq, Tk]; linear_forward_bf16: W widened
+  kGradWeights,  // attention backward: dA, then dS [N, Tq, Tk]
   kIndex,        // embedding backward: the rows of each id
   kSum,          // clip_grad_norm: the sum of squares (one double)
   kCount

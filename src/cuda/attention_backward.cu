@@ -57,8 +57,8 @@ __global__ void weights_from_lse_kernel(float* S, const float* lse, attention::M
 // The backward from the weights A [N, Tq, Tk]; work: scratch of the same size, which
 // holds A' (with dropout) and then dA / dS.
 void backward_from_weights(const float* dy, const float* q, const float* k, const float* v,
-                           const float* A, const float* drop_mask, float* dq, float* dk,
-                           float* dv, const ops::AttentionShape& s, float scale, float* work) {
+                           const float* A, const float* drop_mask, float* dq, float* dk, float* dv,
+                           const ops::AttentionShape& s, float scale, float* work) {
   const int64_t N = s.N, Tq = s.Tq, Tk = s.Tk, Dk = s.Dk, Dv = s.Dv, TT = Tq * Tk;
   const float* weights = A;
   if (drop_mask) {  // A' = A * drop_mask
@@ -66,8 +66,7 @@ void backward_from_weights(const float* dy, const float* q, const float* k, cons
     weights = work;
   }
   // dv [Tk, Dv] = A'^T dy  (A' stored [Tq, Tk])
-  gemm(weights, dy, dv, Tk, Dv, Tq, /*trans_a=*/true, false, 1.0f, 0.0f,
-       {N, TT, Tq * Dv, Tk * Dv});
+  gemm(weights, dy, dv, Tk, Dv, Tq, /*trans_a=*/true, false, 1.0f, 0.0f, {N, TT, Tq * Dv, Tk * Dv});
   // dA [Tq, Tk] = dy v^T  (into work: A' is no longer needed)
   gemm(dy, v, work, Tq, Tk, Dv, false, /*trans_b=*/true, 1.0f, 0.0f, {N, Tq * Dv, Tk * Dv, TT});
   if (N * Tq > 0 && Tk > 0) {
@@ -91,8 +90,8 @@ void attention_backward(const float* dy, const float* q, const float* k, const f
 }
 
 void attention_backward_tiled(const float* dy, const float* q, const float* k, const float* v,
-                              const float* /*y*/, const float* lse, float* dq, float* dk,
-                              float* dv, const ops::AttentionShape& s, float scale,
+                              const float* /*y*/, const float* lse, float* dq, float* dk, float* dv,
+                              const ops::AttentionShape& s, float scale,
                               const ops::AttentionMask& mask) {
   const attention::MaskView m = attention::check(s, mask);
   if (s.N == 0) return;

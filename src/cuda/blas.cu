@@ -33,8 +33,7 @@ int as_int(int64_t v, const char* what) {
 
 void check_cublas(cublasStatus_t status, const char* call) {
   if (status != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("cuBLAS: ") + call + ": " +
-                             cublasGetStatusString(status));
+    throw std::runtime_error(std::string("cuBLAS: ") + call + ": " + cublasGetStatusString(status));
 }
 
 cublasHandle_t blas_handle() {
@@ -43,7 +42,7 @@ cublasHandle_t blas_handle() {
   static const cublasHandle_t handle = [] {
     cublasHandle_t h = nullptr;
     TINYLM_CUBLAS_CHECK(cublasCreate(&h));
-    TINYLM_CUBLAS_CHECK(cublasSetStream(h, nullptr));               // the default stream
+    TINYLM_CUBLAS_CHECK(cublasSetStream(h, nullptr));                // the default stream
     TINYLM_CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));  // FP32, no TF32
     return h;
   }();
@@ -70,9 +69,9 @@ void gemm(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_
         cublasSgemm(blas_handle(), op_b, op_a, m, n, k, &alpha, B, ldb, A, lda, &beta, C, m));
     return;
   }
-  TINYLM_CUBLAS_CHECK(cublasSgemmStridedBatched(
-      blas_handle(), op_b, op_a, m, n, k, &alpha, B, ldb, sets.stride_b, A, lda, sets.stride_a,
-      &beta, C, m, sets.stride_c, as_int(sets.batch, "batch")));
+  TINYLM_CUBLAS_CHECK(cublasSgemmStridedBatched(blas_handle(), op_b, op_a, m, n, k, &alpha, B, ldb,
+                                                sets.stride_b, A, lda, sets.stride_a, &beta, C, m,
+                                                sets.stride_c, as_int(sets.batch, "batch")));
 }
 
 }  // namespace tinylm::cuda

@@ -71,7 +71,8 @@ void embedding_backward(const float* dy, const int32_t* ids, float* dtable, int6
   // one array: rows [N] (by id, then index), start [U + 1], id [U]
   std::vector<int64_t> rows(static_cast<size_t>(N));
   std::iota(rows.begin(), rows.end(), int64_t{0});
-  std::stable_sort(rows.begin(), rows.end(), [&](int64_t a, int64_t b) { return host[a] < host[b]; });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](int64_t a, int64_t b) { return host[a] < host[b]; });
   std::vector<int64_t> start, id;
   for (int64_t p = 0; p < N; ++p) {
     if (p == 0 || host[rows[p]] != host[rows[p - 1]]) {

@@ -37,14 +37,14 @@ __global__ void column_sums_kernel(const float* dy, float* db, int64_t N, int64_
 
 }  // namespace
 
-void matmul(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K,
-            bool trans_a, bool trans_b, float alpha, float beta) {
+void matmul(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K, bool trans_a,
+            bool trans_b, float alpha, float beta) {
   gemm(A, B, C, M, N, K, trans_a, trans_b, alpha, beta);
 }
 
 // y [N, OC] = x [N, C] W^T (W [OC, C]) + b
-void linear_forward(const float* x, const float* W, const float* b, float* y, int64_t N,
-                    int64_t C, int64_t OC) {
+void linear_forward(const float* x, const float* W, const float* b, float* y, int64_t N, int64_t C,
+                    int64_t OC) {
   if (N <= 0 || OC <= 0) return;
   if (b) {
     broadcast_rows_kernel<<<blocks_for(N * OC), kThreads>>>(b, y, OC, N * OC);

@@ -12,11 +12,11 @@
 namespace tinylm::cuda {
 
 // ops/matmul.h: C [M, N] = alpha op(A) op(B) + beta C (row-major; beta == 0 ignores C).
-void matmul(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K,
-            bool trans_a, bool trans_b, float alpha, float beta);
+void matmul(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K, bool trans_a,
+            bool trans_b, float alpha, float beta);
 // x [N, C], W [OC, C], b [OC] (may be null) -> y [N, OC] = x W^T + b
-void linear_forward(const float* x, const float* W, const float* b, float* y, int64_t N,
-                    int64_t C, int64_t OC);
+void linear_forward(const float* x, const float* W, const float* b, float* y, int64_t N, int64_t C,
+                    int64_t OC);
 // dy [N, OC]: dx [N, C] = dy W (overwritten), dW [OC, C] += dy^T x, db [OC] += column sums
 // of dy; each skipped when null.
 void linear_backward(const float* dy, const float* x, const float* W, float* dx, float* dW,

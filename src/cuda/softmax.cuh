@@ -15,8 +15,8 @@ namespace tinylm::cuda {
 // log-sum-exp, max + log(sum) (-inf for such a row), to every thread. x and y may be the
 // same row (in place): each thread reads and writes only its own entries.
 // `scratch`: 32 floats of shared memory (reduce.cuh).
-__device__ inline float block_softmax_row(const float* x, const float* add, float* y,
-                                          int64_t end, int64_t D, float* scratch) {
+__device__ inline float block_softmax_row(const float* x, const float* add, float* y, int64_t end,
+                                          int64_t D, float* scratch) {
   float mx = -INFINITY;
   for (int64_t j = threadIdx.x; j < end; j += blockDim.x)
     mx = fmaxf(mx, add ? x[j] + add[j] : x[j]);

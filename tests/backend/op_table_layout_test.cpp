@@ -140,7 +140,10 @@ Case sum_over_batch_case(int64_t B, int64_t TC) {
     b.sum_over_batch(dx.data(), dpos.data(), B, TC);
     return Outputs().add("dpos", dpos);
   };
-  return {"sum_over_batch " + dims({{"B", B}, {"TC", TC}}), ENTRY(sum_over_batch), make, run,
+  return {"sum_over_batch " + dims({{"B", B}, {"TC", TC}}),
+          ENTRY(sum_over_batch),
+          make,
+          run,
           {1e-5, 1e-6 * static_cast<double>(B)}};
 }
 
@@ -155,8 +158,8 @@ void add_layout_cases(std::vector<Case>& cases) {
   }
   cases.push_back(elementwise_case(Elementwise::kAddInPlace, 1031));
   // odd sizes, T = 1 (decoding), one head, dh = 64 (GPT-2), GPT-2's 12 heads
-  const Heads heads[] = {{1, 1, 1, 1}, {3, 5, 3, 7}, {2, 1, 4, 64}, {1, 33, 1, 5},
-                         {2, 17, 12, 64}, {4, 64, 6, 32}};
+  const Heads heads[] = {{1, 1, 1, 1},  {3, 5, 3, 7},    {2, 1, 4, 64},
+                         {1, 33, 1, 5}, {2, 17, 12, 64}, {4, 64, 6, 32}};
   for (const Heads& s : heads)
     for (bool inverse : {false, true}) {
       cases.push_back(qkv_heads_case(s, inverse));
@@ -165,8 +168,8 @@ void add_layout_cases(std::vector<Case>& cases) {
   using Dims = std::array<int64_t, 3>;
   for (const Dims& s : {Dims{1, 1, 1}, {3, 5, 7}, {2, 1, 768}, {4, 64, 65}, {8, 33, 128}})
     cases.push_back(add_positions_case(s[0], s[1], s[2]));
-  for (auto [B, TC] : {std::pair<int64_t, int64_t>{1, 7}, {3, 35}, {8, 1025}, {5, 100003},
-                       {64, 129}, {0, 9}})
+  for (auto [B, TC] :
+       {std::pair<int64_t, int64_t>{1, 7}, {3, 35}, {8, 1025}, {5, 100003}, {64, 129}, {0, 9}})
     cases.push_back(sum_over_batch_case(B, TC));
 }
 

@@ -5,6 +5,7 @@
 #   gpu/bin/test_cuda     the CUDA device tests (tests/cuda)
 #   gpu/bin/test_backend  the op table test (tests/backend): every kernel of every
 #                         backend, the cuda table's included, against ops::ref
+#   gpu/bin/test_train    the trainer's tests, the model on the GPU against the CPU among them
 #   gpu/bin/tinylm        the command line (train, verify, generate with --device cuda)
 #   gpu/lib/*.so*         the shared libraries they need besides glibc, libstdc++ and
 #                         CUDA's own (cuBLAS: the GPU machine's CUDA 13 has them)
@@ -19,10 +20,10 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DTINYLM_USE_DNNL=OFF \
   { cat build-gpu.configure.log; exit 1; }
 grep -q "CUDA backend: ON" build-gpu.configure.log ||
   { echo "gpu-bundle: nvcc not found, the CUDA backend is not built" >&2; exit 1; }
-cmake --build build-gpu -j "$(nproc)" --target test_cuda test_backend tinylm
+cmake --build build-gpu -j "$(nproc)" --target test_cuda test_backend test_train tinylm
 stage=build-gpu/stage/gpu
 rm -rf "$stage" && mkdir -p "$stage/bin" "$stage/lib"
-cp build-gpu/test_cuda build-gpu/test_backend build-gpu/tinylm "$stage/bin/"
+cp build-gpu/test_cuda build-gpu/test_backend build-gpu/test_train build-gpu/tinylm "$stage/bin/"
 strip "$stage"/bin/*
 ldd "$stage/bin/test_backend" | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
   case "$(basename "$lib")" in

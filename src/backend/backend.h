@@ -4,8 +4,9 @@
 // header (shapes there); every pointer is memory of the backend's device.
 //   "cpu"   the fast kernels of ops/ (the default for CPU tensors)
 //   "ref"   ops::ref, the readable twins every other backend is tested against
-//   "cuda"  src/cuda, in a build with CUDA (only usable with a GPU); the kernels it does
-//           not have yet are missing entries, which throw naming the kernel when called
+//   "cuda"  src/cuda, in a build with CUDA (only usable with a GPU); it has every entry
+// A table may leave an entry missing (Kernel{"name"}): calling it throws naming the
+// kernel, and the op table test has no case of it on that backend.
 // backend/registry.h finds them; tests/backend/op_table_test.cpp runs every registered
 // backend against "ref".
 #pragma once

@@ -1,7 +1,6 @@
 // The CUDA kernels of src/cuda as a backend table (a build with CUDA only; usable only
-// with a GPU). What src/cuda does not have yet (matrix products, attention, embedding,
-// dropout, clipping) stays a missing entry: calling it throws naming the kernel. Tests:
-// tests/backend/op_table_test.cpp, skipped without a GPU.
+// with a GPU): every entry of backend.h, each with its ops/ contract (src/cuda/kernels.h,
+// src/cuda/products.h). Tests: tests/backend/op_table_test.cpp, skipped without a GPU.
 #ifdef TINYLM_WITH_CUDA
 #include <numeric>
 #include <string>
@@ -10,6 +9,7 @@
 #include "backend/registry.h"
 #include "cuda/device.h"
 #include "cuda/kernels.h"
+#include "cuda/products.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -54,12 +54,37 @@ const Backend& cuda_backend() {
         .name = "cuda",
         .device = Device::kCuda,
         .available = gpu_present,
+        .matmul = cuda::matmul,
+        .linear_forward = cuda::linear_forward,
+        .linear_backward = cuda::linear_backward,
+        .to_bf16 = cuda::to_bf16,
+        .linear_forward_bf16 = cuda::linear_forward_bf16,
         .layernorm_forward = cuda::layernorm_forward,
         .layernorm_backward = cuda::layernorm_backward,
         .activation_forward = cuda::activation_forward,
         .activation_backward = cuda::activation_backward,
+        .softmax_forward = cuda::softmax_forward,
+        .softmax_backward = cuda::softmax_backward,
+        .attention_forward = cuda::attention_forward,
+        .attention_backward = cuda::attention_backward,
+        .attention_forward_tiled = cuda::attention_forward_tiled,
+        .attention_backward_tiled = cuda::attention_backward_tiled,
+        .embedding_forward = cuda::embedding_forward,
+        .embedding_backward = cuda::embedding_backward,
+        .dropout_forward = cuda::dropout_forward,
+        .dropout_backward = cuda::dropout_backward,
         .cross_entropy = cross_entropy,
+        .add = cuda::add,
+        .scale = cuda::scale,
+        .copy = cuda::copy,
+        .split_heads = cuda::split_heads,
+        .join_heads = cuda::join_heads,
+        .heads_to_rows = cuda::heads_to_rows,
+        .rows_to_heads = cuda::rows_to_heads,
+        .add_positions = cuda::add_positions,
+        .sum_over_batch = cuda::sum_over_batch,
         .adamw_update = cuda::adamw_update,
+        .clip_grad_norm = cuda::clip_grad_norm,
     };
   }();
   return table;

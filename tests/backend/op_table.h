@@ -226,5 +226,6 @@ void add_embedding_and_dropout_cases(std::vector<Case>& cases);  // op_table_tra
 void add_cross_entropy_cases(std::vector<Case>& cases);
 void add_adamw_cases(std::vector<Case>& cases);
 void add_clip_cases(std::vector<Case>& cases);
+void add_layout_cases(std::vector<Case>& cases);  // op_table_layout_test.cpp
 
 }  // namespace tinylm::op_table

@@ -54,6 +54,7 @@ const std::vector<Case>& all_cases() {
     add_cross_entropy_cases(c);
     add_adamw_cases(c);
     add_clip_cases(c);
+    add_layout_cases(c);
     return c;
   }();
   return cases;
@@ -140,8 +141,8 @@ void PrintTo(const Param& p, std::ostream* os) {
   *os << p.backend->name << ": " << p.c->name;
 }
 
-// Every case of every kernel a backend has (a kernel a backend lacks, as cuda lacks
-// matmul today, has no instances there: docs/cuda.md lists them).
+// Every case of every kernel a backend has (a kernel a backend lacks has no instances
+// there).
 std::vector<Param> backend_case_pairs() {
   std::vector<Param> params;
   for (const Backend* b : registered_backends())
@@ -180,8 +181,9 @@ constexpr const char* kKernels[] = {
     "layernorm_forward", "layernorm_backward", "activation_forward", "activation_backward",
     "softmax_forward", "softmax_backward", "attention_forward", "attention_backward",
     "attention_forward_tiled", "attention_backward_tiled", "embedding_forward",
-    "embedding_backward", "dropout_forward", "dropout_backward", "cross_entropy", "adamw_update",
-    "clip_grad_norm"};
+    "embedding_backward", "dropout_forward", "dropout_backward", "cross_entropy", "add", "scale",
+    "copy", "split_heads", "join_heads", "heads_to_rows", "rows_to_heads", "add_positions",
+    "sum_over_batch", "adamw_update", "clip_grad_norm"};
 // clang-format on
 
 TEST(OpTableCases, EveryKernelOfTheTableHasCases) {

@@ -1,0 +1,95 @@
+// Embedding lookup on the GPU (CPU twin: ops/embedding.h). The ids are device memory; to
+// keep the CPU's contract (an out-of-range id is an InputError naming it) they are
+// downloaded and checked first, with the CPU's message.
+//   forward:  y [N, C], row i = table[ids[i]] (one block per row)
+//   backward: dtable [V, C] += dy rows by id. The host, which has the ids anyway, lists
+//             the rows of each distinct id in index order; one block per distinct id adds
+//             them in that order, so every float sum is the CPU's, bit for bit (no atomics).
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "cuda/check.cuh"
+#include "cuda/device.h"
+#include "cuda/kernels.h"
+#include "cuda/launch.cuh"
+#include "cuda/scratch.cuh"
+#include "util/error.h"
+
+namespace tinylm::cuda {
+
+namespace {
+
+std::vector<int32_t> checked_ids(const int32_t* ids, int64_t N, int64_t V) {
+  std::vector<int32_t> host(static_cast<size_t>(N));
+  copy_to_host(host.data(), ids, sizeof(int32_t) * host.size());
+  for (int64_t i = 0; i < N; ++i) {
+    require(host[i] >= 0 && host[i] < V, [&] {
+      return "embedding: id " + std::to_string(host[i]) + " at position " + std::to_string(i) +
+             " is out of range [0, " + std::to_string(V) + ")";
+    });
+  }
+  return host;
+}
+
+__global__ void gather_rows_kernel(const int32_t* ids, const float* table, float* y, int64_t C) {
+  const int64_t i = blockIdx.x;
+  const float* src = table + static_cast<int64_t>(ids[i]) * C;
+  float* dst = y + i * C;
+  for (int64_t c = threadIdx.x; c < C; c += blockDim.x) dst[c] = src[c];
+}
+
+// Block u adds the rows rows[start[u] .. start[u+1]) of dy, in order, to dtable[id[u]].
+__global__ void scatter_add_kernel(const float* dy, float* dtable, int64_t C, const int64_t* rows,
+                                   const int64_t* start, const int64_t* id) {
+  const int64_t u = blockIdx.x;
+  float* dst = dtable + id[u] * C;
+  for (int64_t c = threadIdx.x; c < C; c += blockDim.x) {
+    float sum = dst[c];
+    for (int64_t p = start[u]; p < start[u + 1]; ++p) sum += dy[rows[p] * C + c];
+    dst[c] = sum;
+  }
+}
+
+}  // namespace
+
+void embedding_forward(const int32_t* ids, const float* table, float* y, int64_t N, int64_t V,
+                       int64_t C) {
+  if (N <= 0) return;
+  checked_ids(ids, N, V);
+  if (C <= 0) return;
+  gather_rows_kernel<<<rows_grid(N), row_threads(C)>>>(ids, table, y, C);
+  TINYLM_CUDA_CHECK_LAUNCH();
+}
+
+void embedding_backward(const float* dy, const int32_t* ids, float* dtable, int64_t N, int64_t V,
+                        int64_t C) {
+  if (N <= 0) return;
+  const std::vector<int32_t> host = checked_ids(ids, N, V);
+  if (C <= 0) return;
+  // one array: rows [N] (by id, then index), start [U + 1], id [U]
+  std::vector<int64_t> rows(static_cast<size_t>(N));
+  std::iota(rows.begin(), rows.end(), int64_t{0});
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](int64_t a, int64_t b) { return host[a] < host[b]; });
+  std::vector<int64_t> start, id;
+  for (int64_t p = 0; p < N; ++p) {
+    if (p == 0 || host[rows[p]] != host[rows[p - 1]]) {
+      start.push_back(p);
+      id.push_back(host[rows[p]]);
+    }
+  }
+  start.push_back(N);
+  const int64_t U = static_cast<int64_t>(id.size());
+  std::vector<int64_t> lists = rows;
+  lists.insert(lists.end(), start.begin(), start.end());
+  lists.insert(lists.end(), id.begin(), id.end());
+  int64_t* device_lists = scratch<int64_t>(ScratchSlot::kIndex, static_cast<int64_t>(lists.size()));
+  copy_to_device(device_lists, lists.data(), sizeof(int64_t) * lists.size());
+  scatter_add_kernel<<<rows_grid(U), row_threads(C)>>>(dy, dtable, C, device_lists,
+                                                       device_lists + N, device_lists + N + U + 1);
+  TINYLM_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace tinylm::cuda

@@ -74,16 +74,14 @@ void weights_times_values(const float* A, const float* v, float* y, const ops::A
        {s.N, s.Tq * s.Tk, s.Tk * s.Dv, s.Tq * s.Dv});
 }
 
-// drop_mask [count]: drawn on the host with ops::dropout_draw_mask (p > 0: the draws of
-// ref and cpu, in [N, Tq, Tk] index order), or 1 everywhere when p == 0 (rng untouched).
+// drop_mask [count]: drawn on the device by the rule of ops::dropout_draw_mask (p > 0: the
+// mask of ref and cpu), or 1 everywhere when p == 0 (rng untouched).
 void fill_drop_mask(float* drop_mask, int64_t count, float p, Rng* rng) {
   if (p == 0.0f) {
     fill(drop_mask, count, 1.0f);
     return;
   }
-  std::vector<float> host(static_cast<size_t>(count));
-  ops::dropout_draw_mask(host.data(), count, p, *rng);
-  copy_to_device(drop_mask, host.data(), sizeof(float) * host.size());
+  draw_dropout_mask(drop_mask, count, p, *rng);
 }
 
 }  // namespace

@@ -1,15 +1,17 @@
-// Inverted dropout on the GPU (CPU twin: ops/dropout.h). The mask is drawn on the host by
-// ops::dropout_draw_mask, one rng.uniform() per element in index order (exactly the CPU's
-// draws, and its check of p), uploaded, and applied by an element-wise product:
+// Inverted dropout on the GPU (CPU twin: ops/dropout.h). One key is drawn from the host's
+// rng, and each thread draws its element's mask by position (util/counter_rng.h): the
+// CPU's mask, drawn on the device. Then an element-wise product:
 //   forward  y [N] = x * mask   (p == 0: y = x, mask = 1, rng untouched)
 //   backward dx [N] = dy * mask
-#include <vector>
+#include <string>
 
 #include "cuda/check.cuh"
 #include "cuda/device.h"
 #include "cuda/kernels.h"
 #include "cuda/launch.cuh"
 #include "ops/dropout.h"
+#include "util/counter_rng.h"
+#include "util/error.h"
 
 namespace tinylm::cuda {
 
@@ -20,7 +22,25 @@ __global__ void multiply_kernel(const float* a, const float* b, float* y, int64_
   if (i < n) y[i] = a[i] * b[i];
 }
 
+__global__ void draw_mask_kernel(float* mask, int64_t n, float p, float scale, uint64_t key) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) mask[i] = counter_uniform(key, static_cast<uint64_t>(i)) >= p ? scale : 0.0f;
+}
+
 }  // namespace
+
+void draw_dropout_mask(float* mask, int64_t n, float p, Rng& rng) {
+  require(p >= 0.0f && p <= 1.0f,
+          [&] { return "dropout: probability " + std::to_string(p) + " is outside [0, 1]"; });
+  if (p == 0.0f) {
+    fill(mask, n, 1.0f);
+    return;
+  }
+  const uint64_t key = rng.next_u64();
+  if (n <= 0) return;
+  draw_mask_kernel<<<blocks_for(n), kThreads>>>(mask, n, p, 1.0f / (1.0f - p), key);
+  TINYLM_CUDA_CHECK_LAUNCH();
+}
 
 void multiply(const float* a, const float* b, float* y, int64_t n) {
   if (n <= 0) return;
@@ -34,9 +54,7 @@ void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, 
     copy(x, y, N);
     return;
   }
-  std::vector<float> host(static_cast<size_t>(N > 0 ? N : 0));
-  ops::dropout_draw_mask(host.data(), N, p, rng);  // checks p
-  copy_to_device(mask, host.data(), sizeof(float) * host.size());
+  draw_dropout_mask(mask, N, p, rng);
   multiply(x, mask, y, N);
 }
 

@@ -7,8 +7,8 @@
 //   dq = dS k * scale ;  dk = dS^T q * scale
 // The sets run in parallel (one thread per set, OpenBLAS single-threaded inside); with a
 // single set the softmax rows run in parallel instead and sgemm threads itself. The
-// dropout mask is drawn serially before the parallel part, over [N, Tq, Tk] in index
-// order with the rule of dropout_draw_mask (ops/dropout.h), exactly as ref does.
+// dropout mask is drawn before the attention itself, over [N, Tq, Tk] with the rule of
+// dropout_draw_mask (ops/dropout.h), exactly as ref does.
 #include "ops/attention.h"
 
 #include <algorithm>
@@ -80,7 +80,7 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
   if (drop) {
     require(drop_mask != nullptr && rng != nullptr,
             "attention: dropout needs a mask buffer and a random generator");
-    dropout_draw_mask(drop_mask, N * TT, dropout_p, *rng);  // serial, index order
+    dropout_draw_mask(drop_mask, N * TT, dropout_p, *rng);  // by position: any thread count
   } else if (drop_mask) {
     std::fill(drop_mask, drop_mask + N * TT, 1.0f);
   }

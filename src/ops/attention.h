@@ -10,8 +10,8 @@
 //           Use -inf for "not allowed"; mask_from_bool() converts a boolean mask.
 //   A row with no allowed key gets zero weights (and y = 0), not NaN.
 // Attention dropout (p > 0) draws its mask from rng and stores it in drop_mask [N, Tq, Tk].
-//   (Values 0 or 1/(1-p), one rng.uniform() per entry over [N, Tq, Tk] in index order, the
-//   rule of dropout_draw_mask in ops/dropout.h, so ref and fast draw the same mask. p > 0
+//   (Values 0 or 1/(1-p), entry e of [N, Tq, Tk] by the rule of dropout_draw_mask in
+//   ops/dropout.h: one key drawn per call, so every backend draws the same mask. p > 0
 //   needs drop_mask and rng (InputError otherwise); with p == 0 a non-null drop_mask is
 //   filled with 1 and rng is not touched. att keeps A before dropout; backward takes
 //   drop_mask = nullptr when there was no dropout.)

@@ -3,8 +3,9 @@
 //   S[i,j] = scale * sum_c q[i,c] k[j,c] + additive[i,j], or -inf where causality
 //            forbids it (j > i + Tk - Tq)
 //   A[i,j] = exp(S[i,j] - max_j S) / sum_j exp(...)   (a row of -inf gives zeros)
-//   A'[i,j] = A[i,j] * drop_mask[i,j]                  (drop_mask drawn for every n, i, j
-//            in index order: keep iff rng.uniform() >= p, value 1/(1-p) or 0)
+//   A'[i,j] = A[i,j] * drop_mask[i,j]                  (drop_mask: one key = rng.next_u64()
+//            per call; entry e = (n Tq + i) Tk + j is kept iff counter_uniform(key, e) >= p,
+//            value 1/(1-p) or 0)
 //   y[i,d] = sum_j A'[i,j] v[j,d]
 // Backward:
 //   dv[j,d] = sum_i A'[i,j] dy[i,d]
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "ops/attention.h"
+#include "util/counter_rng.h"
 #include "util/error.h"
 
 namespace tinylm::ops::ref {
@@ -55,6 +57,7 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
   require(dropout_p == 0.0f || (drop_mask && rng),
           "attention: dropout needs a mask buffer and a random generator");
 
+  const uint64_t key = dropout_p > 0.0f ? rng->next_u64() : 0;
   std::vector<double> S(Tk);
   for (int64_t n = 0; n < N; ++n) {
     for (int64_t i = 0; i < Tq; ++i) {
@@ -74,7 +77,8 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
       float* dm = drop_mask ? drop_mask + (n * Tq + i) * Tk : nullptr;
       if (dm) {
         for (int64_t j = 0; j < Tk; ++j) {
-          const bool keep = dropout_p == 0.0f || rng->uniform() >= dropout_p;
+          const auto e = static_cast<uint64_t>((n * Tq + i) * Tk + j);
+          const bool keep = dropout_p == 0.0f || counter_uniform(key, e) >= dropout_p;
           dm[j] = keep ? 1.0f / (1.0f - dropout_p) : 0.0f;
         }
       }

@@ -1,12 +1,12 @@
 // Inverted dropout, fast version: x [N] -> y [N] = x * mask, mask [N] in {0, 1/(1-p)};
 // backward dy [N] -> dx [N] = dy * mask.
-// The mask is drawn serially in index order (dropout_draw_mask: keep iff u >= p with one
-// rng.uniform() per element), so a seed fixes it whatever the thread count; the
-// multiplication is parallel.
+// The mask is drawn by position (dropout_draw_mask: keep iff counter_uniform(key, i) >= p,
+// one key per call), so a seed fixes it whatever the thread count or device.
 #include "ops/dropout.h"
 
 #include <string>
 
+#include "util/counter_rng.h"
 #include "util/error.h"
 
 namespace tinylm::ops {
@@ -22,7 +22,9 @@ void dropout_draw_mask(float* mask, int64_t N, float p, Rng& rng) {
     return;
   }
   const float scale = 1.0f / (1.0f - p);  // inf for p == 1, but then nothing is kept
-  for (int64_t i = 0; i < N; ++i) mask[i] = rng.uniform() >= p ? scale : 0.0f;
+  const uint64_t key = rng.next_u64();
+#pragma omp parallel for simd schedule(static) if (N >= kMinParallel)
+  for (int64_t i = 0; i < N; ++i) mask[i] = counter_uniform(key, i) >= p ? scale : 0.0f;
 }
 
 void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, Rng& rng) {

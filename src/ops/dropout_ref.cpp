@@ -1,11 +1,12 @@
 // Inverted dropout, reference version: x [N] -> y [N], mask [N]; backward dy -> dx [N].
-//   for i in order: u = rng.uniform(); keep = u >= p (probability 1 - p);
+//   key = rng.next_u64(); for each i: u = counter_uniform(key, i); keep = u >= p;
 //   mask[i] = keep ? 1/(1-p) : 0; y[i] = x[i] * mask[i]. p == 0 copies and draws nothing.
 //   dx[i] = dy[i] * mask[i].
 // (Written independently of the fast version; the tests check both draw the same mask.)
 #include <string>
 
 #include "ops/dropout.h"
+#include "util/counter_rng.h"
 #include "util/error.h"
 
 namespace tinylm::ops::ref {
@@ -13,13 +14,14 @@ namespace tinylm::ops::ref {
 void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, Rng& rng) {
   require(p >= 0.0f && p <= 1.0f,
           "dropout: probability " + std::to_string(p) + " is outside [0, 1]");
+  const uint64_t key = p == 0.0f ? 0 : rng.next_u64();
   for (int64_t i = 0; i < N; ++i) {
     if (p == 0.0f) {
       mask[i] = 1.0f;
       y[i] = x[i];
       continue;
     }
-    const bool keep = rng.uniform() >= p;
+    const bool keep = counter_uniform(key, static_cast<uint64_t>(i)) >= p;
     mask[i] = keep ? 1.0f / (1.0f - p) : 0.0f;
     y[i] = x[i] * mask[i];
   }

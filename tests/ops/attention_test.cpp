@@ -13,6 +13,7 @@
 
 #include "ops/gradcheck.h"
 #include "tensor/threads.h"
+#include "util/counter_rng.h"
 #include "util/error.h"
 
 namespace tinylm::ops {
@@ -287,7 +288,7 @@ TEST(Attention, AdditiveMaskBroadcast) {
                InputError);
 }
 
-TEST(Attention, DropoutMaskIsDrawnInIndexOrderFromTheSeed) {
+TEST(Attention, DropoutMaskIsDrawnByPositionFromOneKeyOfTheSeed) {
   const AttentionShape s{3, 4, 5, 2, 2};
   const int64_t TT = s.N * s.Tq * s.Tk;
   Rng rng(30);
@@ -298,8 +299,10 @@ TEST(Attention, DropoutMaskIsDrawnInIndexOrderFromTheSeed) {
   attention_forward(q.data(), k.data(), v.data(), y.data(), att.data(), s, 0.7f, {}, 0.25f,
                     dm.data(), &drop);
   Rng expect(5);
+  const uint64_t key = expect.next_u64();  // one draw per call
   for (int64_t i = 0; i < TT; ++i)
-    EXPECT_EQ(dm[i], expect.uniform() >= 0.25f ? 1.0f / 0.75f : 0.0f) << i;
+    EXPECT_EQ(dm[i], counter_uniform(key, i) >= 0.25f ? 1.0f / 0.75f : 0.0f) << i;
+  EXPECT_EQ(drop.state(), expect.state());
   // y = (A * mask) v, with A the undropped weights (stored in att)
   attention_forward(q.data(), k.data(), v.data(), y0.data(), att0.data(), s, 0.7f, {});
   EXPECT_TRUE(bit_equal(att, att0));

@@ -25,7 +25,7 @@ stage=build-gpu/stage/gpu
 rm -rf "$stage" && mkdir -p "$stage/bin" "$stage/lib"
 cp build-gpu/test_cuda build-gpu/test_backend build-gpu/test_train build-gpu/tinylm "$stage/bin/"
 strip "$stage"/bin/*
-ldd "$stage/bin/test_backend" | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
+ldd "$stage"/bin/* | awk '$3 ~ /^\// {print $3}' | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libstdc++.so*|libgcc_s.so*) ;;
     libcublas*|libcudart*) ;;  # the GPU machine's own CUDA 13 (/usr/local/cuda/lib64 there)

@@ -20,6 +20,7 @@
 #include "ops/attention.h"
 #include "ops/clip.h"
 #include "ops/layout.h"
+#include "ops/precision.h"
 #include "tensor/device.h"
 #include "util/rng.h"
 
@@ -30,6 +31,10 @@ struct Backend {
   Device device = Device::kCpu;
   // Whether it can run here; if not, the reason in *why (cuda: no GPU or no driver).
   bool (*available)(std::string* why) = nullptr;
+  // The device's float32 peak in FLOP/s, for MFU (null: the CPU's, measured by report/).
+  double (*peak_flops)() = nullptr;
+  // How its matrix products compute from now on (ops/precision.h); null: fp32 only.
+  void (*set_matmul_precision)(ops::MatmulPrecision) = nullptr;
 
   // ops/matmul.h (C = alpha op(A) op(B) + beta C; the linear layer, PyTorch layout)
   Kernel<void(const float*, const float*, float*, int64_t, int64_t, int64_t, bool, bool, float,

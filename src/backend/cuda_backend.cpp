@@ -54,6 +54,8 @@ const Backend& cuda_backend() {
         .name = "cuda",
         .device = Device::kCuda,
         .available = gpu_present,
+        .peak_flops = cuda::fp32_peak_flops,
+        .set_matmul_precision = cuda::set_matmul_precision,
         .matmul = cuda::matmul,
         .linear_forward = cuda::linear_forward,
         .linear_backward = cuda::linear_backward,

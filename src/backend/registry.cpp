@@ -48,6 +48,18 @@ void require_device(Device device) {
   require(b->available(&why), [&] { return flag + ": " + why; });
 }
 
+void use_matmul_precision(Device device, ops::MatmulPrecision p) {
+  const Backend& b = backend_for(device);
+  if (b.set_matmul_precision) {
+    b.set_matmul_precision(p);
+    return;
+  }
+  require(p == ops::MatmulPrecision::kFp32, [&] {
+    return std::string("--precision ") + ops::precision_name(p) + ": the " + b.name +
+           " backend computes fp32 only (tf32 and bf16 need --device cuda)";
+  });
+}
+
 const Backend& backend_named(std::string_view name) {
   std::string names;
   for (const Backend* b : registry().all) {

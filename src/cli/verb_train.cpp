@@ -26,8 +26,12 @@ int run_train(int argc, char** argv) {
   app.add_option("--stop-after", opts.stop_after,
                  "stop with a checkpoint after this many steps (continue later with --resume)");
   app.add_flag("--quiet", opts.quiet, "no progress output");
-  std::string device = "cpu";
+  std::string device = "cpu", precision = "fp32";
   add_device_option(app, device);
+  app.add_option("--precision", precision,
+                 "matrix products: fp32 (default, exact), tf32 or bf16 (tensor cores, float32 "
+                 "weights and sums; --device cuda only)")
+      ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
   if (out.empty()) {
@@ -37,6 +41,7 @@ int run_train(int argc, char** argv) {
   }
   opts.out_dir = out;
   opts.device = parse_device(device);
+  opts.precision = ops::parse_precision(precision);
   nlohmann::json j = load_config_json(config_path, {});
   if (!preset.empty()) {
     nlohmann::json model = {{"preset", preset}};

@@ -7,6 +7,7 @@
 
 #include "cuda/blas.cuh"
 #include "cuda/check.cuh"
+#include "cuda/kernels.h"
 #include "cuda/launch.cuh"
 
 namespace tinylm::cuda {
@@ -20,6 +21,20 @@ __global__ void scale_sets_kernel(float* C, int64_t per_set, int64_t stride_c, i
   if (i >= total) return;
   float* c = C + (i / per_set) * stride_c + i % per_set;
   *c = beta == 0.0f ? 0.0f : beta * *c;
+}
+
+ops::MatmulPrecision g_precision = ops::MatmulPrecision::kFp32;
+
+cublasComputeType_t compute_type() {
+  switch (g_precision) {
+    case ops::MatmulPrecision::kTf32:
+      return CUBLAS_COMPUTE_32F_FAST_TF32;
+    case ops::MatmulPrecision::kBf16:
+      return CUBLAS_COMPUTE_32F_FAST_16BF;
+    case ops::MatmulPrecision::kFp32:
+      break;
+  }
+  return CUBLAS_COMPUTE_32F;
 }
 
 int as_int(int64_t v, const char* what) {
@@ -49,6 +64,10 @@ cublasHandle_t blas_handle() {
   return handle;
 }
 
+void set_matmul_precision(ops::MatmulPrecision p) {
+  g_precision = p;
+}
+
 void gemm(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K, bool trans_a,
           bool trans_b, float alpha, float beta, const GemmSets& sets) {
   if (sets.batch <= 0 || M <= 0 || N <= 0) return;
@@ -65,13 +84,15 @@ void gemm(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_
   const int ldb = trans_b ? k : m;  // B stored [N, K] or [K, N]
   const int lda = trans_a ? n : k;  // A stored [K, M] or [M, K]
   if (sets.batch == 1) {
-    TINYLM_CUBLAS_CHECK(
-        cublasSgemm(blas_handle(), op_b, op_a, m, n, k, &alpha, B, ldb, A, lda, &beta, C, m));
+    TINYLM_CUBLAS_CHECK(cublasGemmEx(blas_handle(), op_b, op_a, m, n, k, &alpha, B, CUDA_R_32F,
+                                     ldb, A, CUDA_R_32F, lda, &beta, C, CUDA_R_32F, m,
+                                     compute_type(), CUBLAS_GEMM_DEFAULT));
     return;
   }
-  TINYLM_CUBLAS_CHECK(cublasSgemmStridedBatched(blas_handle(), op_b, op_a, m, n, k, &alpha, B, ldb,
-                                                sets.stride_b, A, lda, sets.stride_a, &beta, C, m,
-                                                sets.stride_c, as_int(sets.batch, "batch")));
+  TINYLM_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+      blas_handle(), op_b, op_a, m, n, k, &alpha, B, CUDA_R_32F, ldb, sets.stride_b, A,
+      CUDA_R_32F, lda, sets.stride_a, &beta, C, CUDA_R_32F, m, sets.stride_c,
+      as_int(sets.batch, "batch"), compute_type(), CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace tinylm::cuda

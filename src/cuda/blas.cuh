@@ -1,6 +1,7 @@
 // Matrix products through cuBLAS for src/cuda (*.cu only). One cuBLAS handle, made on
-// first use and kept for the program's life, on the default stream; plain FP32 sgemm
-// (cuBLAS's default math: no TF32 tensor cores, so the sums are float sums as on the CPU).
+// first use and kept for the program's life, on the default stream; float32 operands
+// and results, computed as set_matmul_precision says (cuda/kernels.h; fp32 by default:
+// float32 multiply-adds, as on the CPU; tf32 / bf16: tensor cores, float32 sums).
 // Row-major, as ops/matmul.h says, for `batch` sets at once:
 //   C_s [M, N] = alpha op(A_s) op(B_s) + beta C_s,  s = 0 .. batch-1,
 //   A_s = A + s * stride_a (op(A_s) [M, K]: A_s stored [M, K], or [K, M] when trans_a),

@@ -33,6 +33,17 @@ std::string describe_device() {
   return buf;
 }
 
+double fp32_peak_flops() {
+  cudaDeviceProp p{};
+  TINYLM_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+  int khz = 0;
+  TINYLM_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+  // float32 lanes per multiprocessor: 64 on sm_60/70/75/80, 128 on sm_86 and later
+  const bool wide = p.major > 8 || (p.major == 8 && p.minor >= 6);
+  const double lanes = wide ? 128.0 : 64.0;
+  return p.multiProcessorCount * lanes * 2.0 * khz * 1e3;
+}
+
 void synchronize() {
   TINYLM_CUDA_CHECK(cudaDeviceSynchronize());
 }

@@ -19,6 +19,8 @@ int device_count(std::string* why = nullptr);
 void require_device(const std::string& what);
 // "NVIDIA H100 80GB HBM3, sm_90, 79.1 GiB" for device 0 (requires a device).
 std::string describe_device();
+// Device 0's float32 peak (non-tensor FMA units: SMs x lanes x 2 x the highest clock).
+double fp32_peak_flops();
 // Waits for every kernel launched so far; throws on a launch or execution error.
 void synchronize();
 

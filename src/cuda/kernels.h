@@ -11,6 +11,7 @@
 #include "ops/activation.h"
 #include "ops/adamw.h"
 #include "ops/clip.h"
+#include "ops/precision.h"
 #include "util/ignore_index.h"
 #include "util/rng.h"
 
@@ -81,8 +82,14 @@ void add_positions(const float* tok, const float* pos, float* x, int64_t B, int6
 // dpos [TC] = sum over b of dx [B, TC] (in double, as ops::ref; overwritten)
 void sum_over_batch(const float* dx, float* dpos, int64_t B, int64_t TC);
 
-// Helpers of the kernels above (no ops/ twin): x [n] = value; y [n] = a * b.
+// How every matrix product computes from now on (ops/precision.h; fp32 until set).
+void set_matmul_precision(ops::MatmulPrecision p);
+
+// Helpers of the kernels above (no ops/ twin): x [n] = value; y [n] = a * b; and the
+// dropout mask [n] by the rule of ops::dropout_draw_mask, drawn on the device (one key
+// from rng; p == 0 fills 1 and draws nothing; p outside [0, 1] is an InputError).
 void fill(float* x, int64_t n, float value);
 void multiply(const float* a, const float* b, float* y, int64_t n);
+void draw_dropout_mask(float* mask, int64_t n, float p, Rng& rng);
 
 }  // namespace tinylm::cuda

@@ -13,7 +13,8 @@ namespace tinylm::cuda {
 
 enum class ScratchSlot : int {
   kWeights = 0,  // attention: scores / weights [N, Tq, Tk]; linear_forward_bf16: W widened
-  kGradWeights,  // attention backward: dA, then dS [N, Tq, Tk]
+  kGradWeights,  // attention backward: dA, then dS [N, Tq, Tk]; layer norm backward: the
+                 // partial sums of dw and db [2, chunks, C]
   kIndex,        // embedding backward: the rows of each id
   kSum,          // clip_grad_norm: the sum of squares (one double)
   kCount

@@ -31,7 +31,9 @@ class Loop {
         session_(session),
         s_(s),
         progress_(s.total_steps, s.quiet),
-        peak_flops_(s.flops_per_step > 0 ? report::probe_cpu().fp32_flops : 0) {}
+        peak_flops_(s.flops_per_step <= 0 ? 0
+                    : s.peak_flops > 0   ? s.peak_flops
+                                         : report::probe_cpu().fp32_flops) {}
 
   int run();
 

@@ -61,6 +61,7 @@ struct LoopSettings {
   bool keep_best = false;       // best.safetensors
   int64_t layer_norms = 0;      // > 0: the model's n_layer, "grad_norm_layers" is logged
   double flops_per_step = 0;    // > 0: "mfu" against the machine's measured peak
+  double peak_flops = 0;        // that peak: 0 for the CPU's (measured at the start)
   bool quiet = false;
   int64_t stop_after = -1;  // stop with a checkpoint once this many steps are done
 };

@@ -94,7 +94,7 @@ std::string run_report_page(GPT& model, const Tokenizer& tok, const TrainConfig&
     const auto T = static_cast<int64_t>(ids.size());
     model.forward(ids.data(), 1, T);
     std::vector<Tensor> layers;
-    for (auto& b : model.h) layers.push_back(b.attn.attention());
+    for (auto& b : model.h) layers.push_back(b.attn.attention().to(Device::kCpu));
     std::vector<std::string> labels;
     std::string text;
     for (const int32_t id : ids) {

@@ -45,14 +45,16 @@ LoopSettings loop_settings(const TrainConfig& c, const TrainOptions& options) {
       static_cast<double>(
           report::estimate_flops(c.model, t.batch_size, c.model.block_size).train_per_step) *
       static_cast<double>(t.grad_accum);
+  const Backend& device = backend_for(options.device);
+  if (device.peak_flops) s.peak_flops = device.peak_flops();
   s.quiet = options.quiet;
   s.stop_after = options.stop_after;
   return s;
 }
 
 // "tinylm train: 1,234 parameters (...), vocab 65 (char), 1,000 tokens train / ..."
-void print_header(const TrainConfig& c, const TrainingData& data, const Trainables& trained,
-                  const RunSession& session) {
+void print_header(const TrainConfig& c, const TrainOptions& options, const TrainingData& data,
+                  const Trainables& trained, const RunSession& session) {
   const ParameterCounts counts = count_parameters(session.params());
   std::string targets;
   for (const auto& t : c.lora.targets) targets += (targets.empty() ? "" : ",") + t;
@@ -65,6 +67,11 @@ void print_header(const TrainConfig& c, const TrainingData& data, const Trainabl
   const std::string from = c.train.init_from.empty() ? "" : ", from " + c.train.init_from;
   const std::string resuming =
       session.resumed() ? ", resuming at step " + std::to_string(session.step) : "";
+  const std::string where =
+      options.device == Device::kCpu
+          ? ""
+          : std::string(", on ") + device_name(options.device) + " (" +
+                ops::precision_name(options.precision) + " products)";
   std::printf(
       "tinylm train: %s parameters%s%s, vocab %lld (%s), %s tokens train / %s val, "
       "%d threads%s\n",
@@ -72,7 +79,7 @@ void print_header(const TrainConfig& c, const TrainingData& data, const Trainabl
       static_cast<long long>(data.tokenizer().vocab_size()), data.tokenizer().kind().c_str(),
       data.is_addition() ? "generated" : std::to_string(data.train_tokens()).c_str(),
       data.is_addition() ? "held-out" : std::to_string(data.val_tokens()).c_str(), num_threads(),
-      resuming.c_str());
+      (where + resuming).c_str());
   std::fflush(stdout);
 }
 
@@ -91,14 +98,15 @@ int train(const TrainConfig& config, const TrainOptions& options) {
     model.init(init_rng);
   }
   const Trainables trained = choose_trainables(model, c);
+  if (options.device != Device::kCpu) require_device(options.device);
+  use_matmul_precision(options.device, options.precision);
   if (options.device != Device::kCpu) {  // before the optimizer makes its moments
-    require_device(options.device);
     model.to(options.device);
     move_parameters(trained.params, options.device);  // adapters too
   }
   RunSession session(std::move(plan.folder), trained.params, adamw_config(c.train), c.train.seed);
   session.begin(c.to_json(), data.tokenizer());
-  if (!options.quiet) print_header(c, data, trained, session);
+  if (!options.quiet) print_header(c, options, data, trained, session);
 
   LmTask task(model, data, c, session, trained.lora.get());
   const int code = run_training_loop(task, session, loop_settings(c, options));

@@ -16,6 +16,8 @@
 #pragma once
 #include <string>
 
+#include "ops/precision.h"
+#include "tensor/device.h"
 #include "train/train_config.h"
 
 namespace tinylm {
@@ -26,6 +28,7 @@ struct TrainOptions {
   bool quiet = false;
   int64_t stop_after = -1;  // stop with a checkpoint once this many steps are done
   Device device = Device::kCpu;  // where the model trains (--device); checkpoints are the same
+  ops::MatmulPrecision precision = ops::MatmulPrecision::kFp32;  // its products (--precision)
 };
 
 // Exit codes: 0 finished (or stopped by stop_after), 130 interrupted (checkpoint saved),

@@ -103,8 +103,7 @@ struct Backend {
   Kernel<void(const float*, float*, int64_t)> copy{"copy"};
   Kernel<void(const float*, float*, float*, float*, int64_t, int64_t, int64_t, int64_t)>
       split_heads{"split_heads"};
-  Kernel<void(const float*, const float*, const float*, float*, int64_t, int64_t, int64_t,
-              int64_t)>
+  Kernel<void(const float*, const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t)>
       join_heads{"join_heads"};
   Kernel<void(const float*, float*, int64_t, int64_t, int64_t, int64_t)> heads_to_rows{
       "heads_to_rows"};

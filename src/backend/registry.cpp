@@ -43,7 +43,8 @@ const Backend& backend_for(Device device) {
 void require_device(Device device) {
   const std::string flag = std::string("--device ") + device_name(device);
   const Backend* b = registry().for_device[static_cast<int>(device)];
-  require(b != nullptr, [&] { return flag + ": this build has no " + device_name(device) + " backend"; });
+  require(b != nullptr,
+          [&] { return flag + ": this build has no " + device_name(device) + " backend"; });
   std::string why;
   require(b->available(&why), [&] { return flag + ": " + why; });
 }

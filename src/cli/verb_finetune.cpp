@@ -40,6 +40,11 @@ int run_finetune(int argc, char** argv) {
   app.add_option("--stop-after", opts.stop_after,
                  "stop with a checkpoint after this many steps (continue later with --resume)");
   app.add_flag("--quiet", opts.quiet, "no progress output");
+  std::string device = "cpu";
+  add_device_option(app, device)
+      ->description(
+          "where the model trains: cpu (default) or cuda (an NVIDIA GPU; instruct fine-tuning "
+          "without LoRA for now; the same checkpoint files on both)");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
   nlohmann::json j =
@@ -48,6 +53,7 @@ int run_finetune(int argc, char** argv) {
   finetune::FinetuneConfig config = finetune::FinetuneConfig::from_json(j, task);
   config.base = base_names.base;
   config.data = base_names.data;
+  opts.device = parse_device(device);
   if (task == "instruct") return finetune::finetune_instruct(config, opts);
   return finetune::finetune_classify(config, opts);
 }

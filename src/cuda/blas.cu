@@ -84,15 +84,15 @@ void gemm(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_
   const int ldb = trans_b ? k : m;  // B stored [N, K] or [K, N]
   const int lda = trans_a ? n : k;  // A stored [K, M] or [M, K]
   if (sets.batch == 1) {
-    TINYLM_CUBLAS_CHECK(cublasGemmEx(blas_handle(), op_b, op_a, m, n, k, &alpha, B, CUDA_R_32F,
-                                     ldb, A, CUDA_R_32F, lda, &beta, C, CUDA_R_32F, m,
-                                     compute_type(), CUBLAS_GEMM_DEFAULT));
+    TINYLM_CUBLAS_CHECK(cublasGemmEx(blas_handle(), op_b, op_a, m, n, k, &alpha, B, CUDA_R_32F, ldb,
+                                     A, CUDA_R_32F, lda, &beta, C, CUDA_R_32F, m, compute_type(),
+                                     CUBLAS_GEMM_DEFAULT));
     return;
   }
   TINYLM_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
-      blas_handle(), op_b, op_a, m, n, k, &alpha, B, CUDA_R_32F, ldb, sets.stride_b, A,
-      CUDA_R_32F, lda, sets.stride_a, &beta, C, CUDA_R_32F, m, sets.stride_c,
-      as_int(sets.batch, "batch"), compute_type(), CUBLAS_GEMM_DEFAULT));
+      blas_handle(), op_b, op_a, m, n, k, &alpha, B, CUDA_R_32F, ldb, sets.stride_b, A, CUDA_R_32F,
+      lda, sets.stride_a, &beta, C, CUDA_R_32F, m, sets.stride_c, as_int(sets.batch, "batch"),
+      compute_type(), CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace tinylm::cuda

@@ -70,8 +70,8 @@ constexpr int kTileCols = 32, kTileRows = 8;
 constexpr int64_t kChunkRows = 128;
 
 __global__ void layernorm_dwdb_partial_kernel(const float* dy, const float* x, const float* mean,
-                                              const float* rstd, float* partial_w,
-                                              float* partial_b, int64_t N, int C) {
+                                              const float* rstd, float* partial_w, float* partial_b,
+                                              int64_t N, int C) {
   __shared__ float sw[kTileRows][kTileCols], sb[kTileRows][kTileCols];
   const int c = blockIdx.x * kTileCols + threadIdx.x;
   const int64_t first = static_cast<int64_t>(blockIdx.y) * kChunkRows;
@@ -96,8 +96,8 @@ __global__ void layernorm_dwdb_partial_kernel(const float* dy, const float* x, c
   partial_b[blockIdx.y * static_cast<int64_t>(C) + c] = b;
 }
 
-__global__ void layernorm_dwdb_sum_kernel(const float* partial_w, const float* partial_b,
-                                          float* dw, float* db, int64_t chunks, int C) {
+__global__ void layernorm_dwdb_sum_kernel(const float* partial_w, const float* partial_b, float* dw,
+                                          float* db, int64_t chunks, int C) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= C) return;
   float w = 0.0f, b = 0.0f;

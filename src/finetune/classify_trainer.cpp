@@ -247,6 +247,9 @@ nlohmann::json accuracy_before(SequenceClassifier& model, const ClassificationDa
 }  // namespace
 
 int finetune_classify(const FinetuneConfig& config, const FinetuneOptions& options) {
+  require(options.device == Device::kCpu,
+          "--device " + std::string(device_name(options.device)) +
+              ": classification fine-tuning runs on the CPU for now");
   FinetunePlan plan = plan_finetune_run(config, options);
   const FinetuneConfig& c = plan.config;
   const FinetuneSettings& f = c.finetune;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "backend/registry.h"
 #include "data/instruction_collate.h"
 #include "data/instruction_data.h"
 #include "finetune/epoch_task.h"
@@ -203,6 +204,13 @@ int finetune_instruct(const FinetuneConfig& config, const FinetuneOptions& optio
 
   Rng lora_rng(f.seed + 3);
   const Trainables trained = set_lm_trainable(*model, c, lora_rng);
+  if (options.device != Device::kCpu) {  // before the optimizer makes its moments
+    require(!trained.lora, "--device " + std::string(device_name(options.device)) +
+                               ": LoRA fine-tuning runs on the CPU for now (its adapters' "
+                               "dropout is drawn on the host)");
+    require_device(options.device);
+    model->to(options.device);
+  }
   set_decay(trained.params, {f.decay_all, true});
   RunSession session(std::move(plan.folder), trained.params, adamw_config(f), f.seed);
   const nlohmann::json saved =
@@ -211,8 +219,10 @@ int finetune_instruct(const FinetuneConfig& config, const FinetuneOptions& optio
   if (!options.quiet) print_header(c, data, collate, plan.base_kind, total, session);
 
   InstructTask task(*model, data, collate, c, session, tok, trained.lora.get(), saved.dump(2));
-  const int code = run_training_loop(
-      task, session, finetune_loop_settings(f, total, options.quiet, options.stop_after));
+  LoopSettings loop = finetune_loop_settings(f, total, options.quiet, options.stop_after);
+  if (const Backend& b = backend_for(options.device); b.peak_flops)
+    loop.peak_flops = b.peak_flops();
+  const int code = run_training_loop(task, session, loop);
   if (code == 0 && session.step >= total)
     finish(*model, tok, data, collate, c, session, task, trained.lora.get(), options.quiet);
   return code;

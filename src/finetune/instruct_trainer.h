@@ -12,6 +12,7 @@
 #include <string>
 
 #include "finetune/finetune_config.h"
+#include "tensor/device.h"
 
 namespace tinylm::finetune {
 
@@ -19,7 +20,8 @@ struct FinetuneOptions {
   std::string out_dir;
   bool resume = false;
   bool quiet = false;
-  int64_t stop_after = -1;  // stop with a checkpoint after this many steps (tests, --resume)
+  int64_t stop_after = -1;       // stop with a checkpoint after this many steps (tests, --resume)
+  Device device = Device::kCpu;  // --device: instruct fine-tuning without LoRA only, for now
 };
 
 // Exit codes as train(): 0, 130 (interrupted, checkpoint saved), 1 (NaN loss).

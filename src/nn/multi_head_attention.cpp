@@ -87,8 +87,8 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const Context& ctx,
     drop_mask_.ensure_shape({B, H, T, T}, device);
   }
   kernels.attention_forward(q_.data(), k_.data(), v_.data(), y_.data(), att_.data(), s, scale(),
-                           mask, dropped_ ? attn_dropout_ : 0.0f,
-                           dropped_ ? drop_mask_.data() : nullptr, ctx.rng);
+                            mask, dropped_ ? attn_dropout_ : 0.0f,
+                            dropped_ ? drop_mask_.data() : nullptr, ctx.rng);
 
   merged_.ensure_shape({B, T, d_model_}, device);
   kernels.heads_to_rows(y_.data(), merged_.data(), B, T, H, dh);
@@ -108,12 +108,12 @@ Tensor MultiHeadAttention::backward(const Tensor& dout) {
   const ops::AttentionShape s{B * H, T, T, dh, dh};
   if (tiled_) {
     kernels.attention_backward_tiled(w.dy.data(), q_.data(), k_.data(), v_.data(), y_.data(),
-                                    lse_.data(), w.dq.data(), w.dk.data(), w.dv.data(), s, scale(),
-                                    mask_);
+                                     lse_.data(), w.dq.data(), w.dk.data(), w.dv.data(), s, scale(),
+                                     mask_);
   } else {
     kernels.attention_backward(w.dy.data(), q_.data(), k_.data(), v_.data(), att_.data(),
-                              dropped_ ? drop_mask_.data() : nullptr, w.dq.data(), w.dk.data(),
-                              w.dv.data(), s, scale());
+                               dropped_ ? drop_mask_.data() : nullptr, w.dq.data(), w.dk.data(),
+                               w.dv.data(), s, scale());
   }
   w.dqkv.ensure_shape({B, T, 3 * d_model_}, device);
   kernels.join_heads(w.dq.data(), w.dk.data(), w.dv.data(), w.dqkv.data(), B, T, H, dh);

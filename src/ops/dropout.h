@@ -1,6 +1,7 @@
 // Inverted dropout: y = x * keep / (1 - p), keep ~ Bernoulli(1 - p), element i's draw a
-// function of i and one key drawn from rng (so a seed fixes the mask, on every device). mask [N] receives keep / (1 - p) (0 or 1/(1-p))
-// for backward: dx = dy * mask. p == 0 copies x and fills mask with 1.
+// function of i and one key drawn from rng (so a seed fixes the mask, on every device). mask [N]
+// receives keep / (1 - p) (0 or 1/(1-p)) for backward: dx = dy * mask. p == 0 copies x and fills
+// mask with 1.
 #pragma once
 #include <cstdint>
 

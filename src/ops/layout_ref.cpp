@@ -70,7 +70,8 @@ void rows_to_heads(const float* rows, float* y, int64_t B, int64_t T, int64_t H,
 void add_positions(const float* tok, const float* pos, float* x, int64_t B, int64_t T, int64_t C) {
   for (int64_t b = 0; b < B; ++b)
     for (int64_t t = 0; t < T; ++t)
-      for (int64_t c = 0; c < C; ++c) x[(b * T + t) * C + c] = tok[(b * T + t) * C + c] + pos[t * C + c];
+      for (int64_t c = 0; c < C; ++c)
+        x[(b * T + t) * C + c] = tok[(b * T + t) * C + c] + pos[t * C + c];
 }
 
 void sum_over_batch(const float* dx, float* dpos, int64_t B, int64_t TC) {

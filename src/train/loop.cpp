@@ -32,8 +32,8 @@ class Loop {
         s_(s),
         progress_(s.total_steps, s.quiet),
         peak_flops_(s.flops_per_step <= 0 ? 0
-                    : s.peak_flops > 0   ? s.peak_flops
-                                         : report::probe_cpu().fp32_flops) {}
+                    : s.peak_flops > 0    ? s.peak_flops
+                                          : report::probe_cpu().fp32_flops) {}
 
   int run();
 

@@ -67,11 +67,10 @@ void print_header(const TrainConfig& c, const TrainOptions& options, const Train
   const std::string from = c.train.init_from.empty() ? "" : ", from " + c.train.init_from;
   const std::string resuming =
       session.resumed() ? ", resuming at step " + std::to_string(session.step) : "";
-  const std::string where =
-      options.device == Device::kCpu
-          ? ""
-          : std::string(", on ") + device_name(options.device) + " (" +
-                ops::precision_name(options.precision) + " products)";
+  const std::string where = options.device == Device::kCpu
+                                ? ""
+                                : std::string(", on ") + device_name(options.device) + " (" +
+                                      ops::precision_name(options.precision) + " products)";
   std::printf(
       "tinylm train: %s parameters%s%s, vocab %lld (%s), %s tokens train / %s val, "
       "%d threads%s\n",

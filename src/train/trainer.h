@@ -26,7 +26,7 @@ struct TrainOptions {
   std::string out_dir;
   bool resume = false;
   bool quiet = false;
-  int64_t stop_after = -1;  // stop with a checkpoint once this many steps are done
+  int64_t stop_after = -1;       // stop with a checkpoint once this many steps are done
   Device device = Device::kCpu;  // where the model trains (--device); checkpoints are the same
   ops::MatmulPrecision precision = ops::MatmulPrecision::kFp32;  // its products (--precision)
 };

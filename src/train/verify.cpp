@@ -48,8 +48,7 @@ CheckResult compare_params(const std::string& check, GPT& model, const SafeTenso
     const std::string key = prefix + hf_param_name(name);
     require(ref.has(key), "reference.safetensors: missing " + key);
     const Tensor expected = ref.get(key).to_float();
-    const Tensor ours =
-        to_hf_layout(name, (grads ? param->grad : param->value).to(Device::kCpu));
+    const Tensor ours = to_hf_layout(name, (grads ? param->grad : param->value).to(Device::kCpu));
     check_shape(expected, ours.shape(), "reference.safetensors: " + key);
     const double err = relative_error(ours.data(), expected.data(), ours.numel());
     if (err >= worst) worst = err, worst_name = hf_param_name(name);

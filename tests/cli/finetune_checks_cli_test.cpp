@@ -159,5 +159,22 @@ TEST(FinetuneChecks, CheckpointMetadataIsCheckedAndNamed) {
   fs::remove_all(tmp);
 }
 
+// --device cuda: classification and LoRA fine-tuning say they run on the CPU (whether or
+// not a GPU is here), before anything is written.
+TEST(FinetuneChecks, WhatRunsOnTheCpuOnlySaysSo) {
+  const std::string tmp = fresh_dir("ft-device");
+  const std::string spam = write_spam_file(tmp + "/spam.tsv", 30);
+  const std::string instr = write_instruction_file(tmp + "/data.json", 14);
+  expect_refused("finetune --task classify --base gpt2-124m --quiet --device cuda --data " + spam +
+                     " --config " + write_settings(tmp, tiny_classify_settings()),
+                 tmp + "/classify", "classification fine-tuning runs on the CPU");
+  expect_refused("finetune --task instruct --base gpt2-124m --quiet --device cuda --data " + instr +
+                     " --config " + write_settings(tmp, tiny_instruct_settings(), "i.json") +
+                     " --set lora.r=4",
+                 tmp + "/lora", "LoRA fine-tuning runs on the CPU");
+  expect_refused("finetune --task instruct --base gpt2-124m --quiet --device gpu --data " + instr,
+                 tmp + "/bad", "--device");
+}
+
 }  // namespace
 }  // namespace tinylm::testing

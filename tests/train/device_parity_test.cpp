@@ -88,7 +88,9 @@ struct Batch {
   }
 };
 
-class GptOnDevice : public ::testing::TestWithParam<float> {
+// Skips the test where no device besides the CPU runs; devices_ lists those that do.
+template <typename Base>
+class OnDevices : public Base {
  protected:
   void SetUp() override {
     std::string why;
@@ -97,6 +99,9 @@ class GptOnDevice : public ::testing::TestWithParam<float> {
   }
   std::vector<Device> devices_;
 };
+using GptOnDevice = OnDevices<::testing::TestWithParam<float>>;
+using GptOnDeviceDecoding = OnDevices<::testing::Test>;
+using GptOnDeviceCheckpoint = OnDevices<::testing::Test>;
 
 // Loss, gradients and three AdamW steps (with gradient clipping), dropout included: the
 // device draws the CPU's dropout masks from the same generator.
@@ -131,11 +136,8 @@ TEST_P(GptOnDevice, TrainingStepsMatchTheCpu) {
 
 INSTANTIATE_TEST_SUITE_P(Dropout, GptOnDevice, ::testing::Values(0.0f, 0.2f));
 
-TEST(GptOnDeviceDecoding, GreedyWithTheKvCacheMatchesTheCpu) {
-  std::string why;
-  const std::vector<Device> devices = devices_here(&why);
-  if (devices.empty()) GTEST_SKIP() << "no device besides the CPU runs here: " << why;
-  for (Device device : devices) {
+TEST_F(GptOnDeviceDecoding, GreedyWithTheKvCacheMatchesTheCpu) {
+  for (Device device : devices_) {
     GPTConfig c = odd_config(0.0f);
     Pair m(c, device);
     // Logits of a prompt and of single decoding steps, through the cache.
@@ -165,11 +167,8 @@ TEST(GptOnDeviceDecoding, GreedyWithTheKvCacheMatchesTheCpu) {
 
 // A checkpoint written from the device is the file the CPU reads: the same weights and
 // AdamW moments, so a run started on one device resumes on the other.
-TEST(GptOnDeviceCheckpoint, WrittenOnTheDeviceReadOnTheCpu) {
-  std::string why;
-  const std::vector<Device> devices = devices_here(&why);
-  if (devices.empty()) GTEST_SKIP() << "no device besides the CPU runs here: " << why;
-  for (Device device : devices) {
+TEST_F(GptOnDeviceCheckpoint, WrittenOnTheDeviceReadOnTheCpu) {
+  for (Device device : devices_) {
     GPTConfig c = odd_config(0.0f);
     Pair m(c, device);
     const Batch b(c.vocab_size);

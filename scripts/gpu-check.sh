@@ -4,7 +4,7 @@
 #   1. the CUDA device tests and the op table on the GPU (every cuda kernel vs ops::ref)
 #   2. the model on the GPU against the CPU (tests/train/device_parity_test.cpp)
 #   3. tinylm verify --device cuda on the language-model fixtures
-#   4. greedy generation on both devices, the same ids
+#   4. greedy generation on both devices, the same ids; instruct fine-tuning on both
 #   5. a run started on the CPU resumed on the GPU, against the same run on the CPU
 #   6. 200 Shakespeare steps with fp32 and with bf16 products: the losses side by side
 # (bench/gpu/run.sh times them.) Usage there: bash scripts/gpu-check.sh [quick]
@@ -56,6 +56,18 @@ else
   failed=$((failed + 1))
   diff "$OUT/generate_cpu.log" "$OUT/generate_cuda.log" | head
 fi
+
+step "4b. instruct fine-tuning on the GPU, beside the CPU"
+for device in cpu cuda; do
+  rm -rf /tmp/ft-$device
+  "$bin/tinylm" finetune --task instruct --base tests/fixtures/gpt2-tiny \
+    --data data/instruction-data.json --quiet --set finetune.epochs=1 \
+    --set finetune.max_new_tokens=8 --set finetune.write_responses=false \
+    --set finetune.eval_interval=20 --set finetune.eval_batches=2 \
+    --out /tmp/ft-$device --device $device > "$OUT/finetune_$device.log" 2>&1 ||
+    { echo "FAIL  finetune on $device"; failed=$((failed + 1)); }
+  echo "$device: $(grep val_loss /tmp/ft-$device/log.jsonl | tail -1)"
+done
 
 if [ "$quick" = quick ]; then
   echo "gpu-check: $failed failed (parts 1 to 4)"

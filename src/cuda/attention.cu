@@ -18,6 +18,7 @@
 #include "cuda/launch.cuh"
 #include "cuda/products.h"
 #include "cuda/scratch.cuh"
+#include "ops/attention_check.h"
 #include "cuda/softmax.cuh"
 #include "ops/dropout.h"
 #include "util/error.h"
@@ -40,14 +41,7 @@ __global__ void masked_softmax_kernel(float* S, float* lse, MaskView m) {
 }  // namespace
 
 MaskView check(const ops::AttentionShape& s, const ops::AttentionMask& mask) {
-  require(s.N >= 0 && s.Tq >= 0 && s.Tk >= 0 && s.Dk >= 0 && s.Dv >= 0,
-          "attention: negative dimension");
-  if (mask.additive) {
-    require(mask.additive_sets >= 1 && s.N % mask.additive_sets == 0, [&] {
-      return "attention: additive mask has " + std::to_string(mask.additive_sets) +
-             " sets, which does not divide N = " + std::to_string(s.N);
-    });
-  }
+  ops::check_attention(s, mask);
   const int64_t per_set = mask.additive && s.N > 0 ? s.N / mask.additive_sets : 1;
   return {mask.additive, per_set, s.Tq, s.Tk, mask.causal};
 }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/attention_check.h"
 #include "ops/dropout.h"
 #include "ops/matmul.h"
 #include "ops/softmax.h"
@@ -29,16 +30,6 @@ namespace {
 constexpr int64_t kMinParallel = 1 << 14;  // below this many elements, stay serial
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-void check_shape(const AttentionShape& s, const AttentionMask& mask) {
-  require(s.N >= 0 && s.Tq >= 0 && s.Tk >= 0 && s.Dk >= 0 && s.Dv >= 0,
-          "attention: negative dimension");
-  if (mask.additive) {
-    require(mask.additive_sets >= 1 && s.N % mask.additive_sets == 0, [&] {
-      return "attention: additive mask has " + std::to_string(mask.additive_sets) +
-             " sets, which does not divide N = " + std::to_string(s.N);
-    });
-  }
-}
 
 // In place over S [Tq, Tk]: add the masks and take the row softmax. Causality only
 // allows keys [0, end) with end = i + 1 + (Tk - Tq), so the rest of the row is set to 0
@@ -61,6 +52,17 @@ void masked_softmax(float* S, const float* additive, bool causal, int64_t Tq, in
 
 }  // namespace
 
+void check_attention(const AttentionShape& s, const AttentionMask& mask) {
+  require(s.N >= 0 && s.Tq >= 0 && s.Tk >= 0 && s.Dk >= 0 && s.Dv >= 0,
+          "attention: negative dimension");
+  if (mask.additive) {
+    require(mask.additive_sets >= 1 && s.N % mask.additive_sets == 0, [&] {
+      return "attention: additive mask has " + std::to_string(mask.additive_sets) +
+             " sets, which does not divide N = " + std::to_string(s.N);
+    });
+  }
+}
+
 std::vector<float> mask_from_bool(const uint8_t* keep, int64_t count) {
   std::vector<float> additive(count);
   for (int64_t i = 0; i < count; ++i) additive[i] = keep[i] ? 0.0f : kNegInf;
@@ -70,7 +72,7 @@ std::vector<float> mask_from_bool(const uint8_t* keep, int64_t count) {
 void attention_forward(const float* q, const float* k, const float* v, float* y, float* att,
                        const AttentionShape& s, float scale, const AttentionMask& mask,
                        float dropout_p, float* drop_mask, Rng* rng) {
-  check_shape(s, mask);
+  check_attention(s, mask);
   const auto [N, Tq, Tk, Dk, Dv] = s;
   const int64_t TT = Tq * Tk;
   require(dropout_p >= 0.0f && dropout_p <= 1.0f, [&] {
@@ -113,7 +115,7 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
 void attention_backward(const float* dy, const float* q, const float* k, const float* v,
                         const float* att, const float* drop_mask, float* dq, float* dk, float* dv,
                         const AttentionShape& s, float scale) {
-  check_shape(s, AttentionMask{});
+  check_attention(s, AttentionMask{});
   const auto [N, Tq, Tk, Dk, Dv] = s;
   const int64_t TT = Tq * Tk;
   const bool parallel_rows = N == 1 && TT >= kMinParallel;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ops/attention.h"
+#include "ops/attention_check.h"
 #include "ops/exp_simd.h"
 #include "ops/matmul.h"
 #include "ops/thread_scratch.h"
@@ -55,26 +56,15 @@ int64_t key_limit(bool causal, int64_t i0, int64_t rows, int64_t Tq, int64_t Tk)
   return causal_end(causal, i0 + rows - 1, Tq, Tk);
 }
 
-void check(const AttentionShape& s, const AttentionMask& mask) {
-  require(s.N >= 0 && s.Tq >= 0 && s.Tk >= 0 && s.Dk >= 0 && s.Dv >= 0,
-          "attention: negative dimension");
-  if (mask.additive) {
-    require(mask.additive_sets >= 1 && s.N % mask.additive_sets == 0, [&] {
-      return "attention: additive mask has " + std::to_string(mask.additive_sets) +
-             " sets, which does not divide N = " + std::to_string(s.N);
-    });
-  }
-}
-
 }  // namespace
 
 void attention_forward_tiled(const float* q, const float* k, const float* v, float* y, float* lse,
                              const AttentionShape& s, float scale, const AttentionMask& mask) {
-  check(s, mask);
+  check_attention(s, mask);
   const auto [N, Tq, Tk, Dk, Dv] = s;
   const int64_t per_mask = mask.additive ? N / mask.additive_sets : 1;
 
-  thread_local std::vector<float> pool;  // kept from call to call
+  thread_local std::vector<float> pool;                                    // kept from call to call
   ThreadScratch scratch(pool, kQueryBlock * kKeyBlock + 2 * kQueryBlock);  // S, m, l per thread
 #pragma omp parallel
   {
@@ -139,11 +129,11 @@ void attention_forward_tiled(const float* q, const float* k, const float* v, flo
 void attention_backward_tiled(const float* dy, const float* q, const float* k, const float* v,
                               const float* y, const float* lse, float* dq, float* dk, float* dv,
                               const AttentionShape& s, float scale, const AttentionMask& mask) {
-  check(s, mask);
+  check_attention(s, mask);
   const auto [N, Tq, Tk, Dk, Dv] = s;
   const int64_t per_mask = mask.additive ? N / mask.additive_sets : 1;
 
-  thread_local std::vector<float> pool;  // kept from call to call
+  thread_local std::vector<float> pool;                           // kept from call to call
   ThreadScratch scratch(pool, 2 * kQueryBlock * kKeyBlock + Tq);  // P, dP, delta per thread
 #pragma omp parallel
   {

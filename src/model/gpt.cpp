@@ -87,34 +87,56 @@ Tensor GPT::forward(const int32_t* ids, int64_t B, int64_t T, const nn::Context&
 }
 
 Tensor GPT::forward_cached(const int32_t* ids, int64_t Tn, KVCache& cache) {
+  KVCache* const one = &cache;
+  return forward_cached(ids, std::span<const int64_t>(&Tn, 1), std::span<KVCache* const>(&one, 1));
+}
+
+Tensor GPT::forward_cached(const int32_t* ids, std::span<const int64_t> counts,
+                           std::span<KVCache* const> caches) {
   const int64_t C = config_.d_model, V = config_.vocab_size;
-  require(Tn > 0 && cache.pos + Tn <= config_.block_size, [&] {
-    return "positions " + std::to_string(cache.pos) + ".." + std::to_string(cache.pos + Tn - 1) +
-           " exceed the model's context (block_size " + std::to_string(config_.block_size) + ")";
-  });
-  const Tensor tok = wte.forward(ids, Tn);
-  const Tensor pos = wpe.forward(cache.pos, Tn);
+  const int64_t S = static_cast<int64_t>(counts.size());
+  require(S > 0 && caches.size() == counts.size(), "GPT::forward_cached: one count per cache");
+  int64_t R = 0;  // rows: every sequence's new positions, one sequence after another
+  for (int64_t s = 0; s < S; ++s) {
+    const int64_t pos = caches[s]->pos, n = counts[s];
+    require(n > 0 && pos + n <= config_.block_size, [&] {
+      return "positions " + std::to_string(pos) + ".." + std::to_string(pos + n - 1) +
+             " exceed the model's context (block_size " + std::to_string(config_.block_size) + ")";
+    });
+    R += n;
+  }
+  const Tensor tok = wte.forward(ids, R);  // [R, C]
   const Backend& kernels = on(tok);
-  cached_x_.ensure_shape({1, Tn, C}, device_);
-  kernels.add(tok.data(), pos.data(), cached_x_.data(), Tn * C);
+  cached_x_.ensure_shape({1, R, C}, device_);
+  for (int64_t s = 0, r = 0; s < S; r += counts[s], ++s) {
+    const Tensor pos = wpe.forward(caches[s]->pos, counts[s]);
+    kernels.add(tok.data() + r * C, pos.data(), cached_x_.data() + r * C, counts[s] * C);
+  }
   Tensor x = cached_x_;
-  for (size_t l = 0; l < h.size(); ++l)
-    x = h[l].forward_cached(x, cache.k[l], cache.v[l], cache.pos);
-  cache.pos += Tn;
-  // Only the last position's logits are needed to choose the next token.
-  cached_last_.ensure_shape({1, C}, device_);
-  kernels.copy(x.data() + (Tn - 1) * C, cached_last_.data(), C);
+  cached_spans_.resize(static_cast<size_t>(S));
+  for (size_t l = 0; l < h.size(); ++l) {
+    for (int64_t s = 0; s < S; ++s)
+      cached_spans_[s] = {&caches[s]->k[l], &caches[s]->v[l], caches[s]->pos, counts[s]};
+    x = h[l].forward_cached(x, cached_spans_);
+  }
+  for (int64_t s = 0; s < S; ++s) caches[s]->pos += counts[s];
+  // Only each sequence's last position needs logits (to choose its next token).
+  cached_last_.ensure_shape({S, C}, device_);
+  for (int64_t s = 0, r = 0; s < S; ++s) {
+    r += counts[s];
+    kernels.copy(x.data() + (r - 1) * C, cached_last_.data() + s * C, C);
+  }
   const Tensor normed = ln_f.forward(cached_last_);
-  cached_logits_.ensure_shape({V}, device_);
+  cached_logits_.ensure_shape({S, V}, device_);
   const float* bias = config_.head_bias ? lm_head_bias.value.data() : nullptr;
-  if (Tn == 1 && !head_bf16_.empty())
-    on(normed).linear_forward_bf16(normed.data(), head_bf16_.data(), bias, cached_logits_.data(), 1,
+  if (R == S && !head_bf16_.empty())
+    on(normed).linear_forward_bf16(normed.data(), head_bf16_.data(), bias, cached_logits_.data(), S,
                                    C, V);
   else
     on(normed).linear_forward(normed.data(), head_weight().value.data(), bias,
-                              cached_logits_.data(), 1, C, V);
+                              cached_logits_.data(), S, C, V);
   if (device_ == Device::kCpu) return cached_logits_;
-  cached_logits_host_.ensure_shape({V}, Device::kCpu);
+  cached_logits_host_.ensure_shape({S, V}, Device::kCpu);
   cached_logits_host_.copy_from(cached_logits_);
   return cached_logits_host_;
 }

@@ -9,6 +9,7 @@
 // Frozen parameters (Parameter::set_trainable(false), for fine-tuning) get no gradient
 // work, and backward stops at the lowest block that has something to train.
 #pragma once
+#include <span>
 #include <vector>
 
 #include "model/config.h"
@@ -58,10 +59,18 @@ class GPT {
   bool body_trains() const;
 
   // Inference with a KV cache (batch 1): ids [Tn] are positions cache.pos .. +Tn-1.
-  // Returns the logits of the last of them [V] on the host (the model's own buffer: valid
-  // until the next call) and advances cache.pos by Tn. The cache must be on the model's
-  // device (KVCache(config, model.device())).
+  // Returns the logits of the last of them [1, V] on the host (the model's own buffer:
+  // valid until the next call) and advances cache.pos by Tn. The cache must be on the
+  // model's device (KVCache(config, model.device())).
   Tensor forward_cached(const int32_t* ids, int64_t Tn, KVCache& cache);
+  // Several sequences at once, each with its own cache (batched decoding): sequence s
+  // feeds counts[s] ids at caches[s]->pos (ids holds them one sequence after another).
+  // Returns each sequence's last logits [S, V] on the host and advances each cache. The
+  // weights are read once for all sequences. With one id per sequence and up to
+  // ops::kRowInvariantMaxRows sequences, each row is bit for bit what that sequence gets
+  // alone (so a server's batching does not change any request's tokens).
+  Tensor forward_cached(const int32_t* ids, std::span<const int64_t> counts,
+                        std::span<KVCache* const> caches);
   // Decode steps (one new token) read bf16 copies of the linear layers' and the head's
   // weights (ops/bf16.h: half the bytes of a bandwidth-bound step; products in float32).
   // The prompt, training and evaluation keep the float32 weights. For inference: call it
@@ -106,6 +115,7 @@ class GPT {
   // decoding's (cached_*).
   Tensor x0_, xf_, logits_, dlogits_, dxf_, dtok_, dpos_;
   Tensor cached_x_, cached_last_, cached_logits_, cached_logits_host_;
+  std::vector<nn::CachedSpan> cached_spans_;
 };
 
 }  // namespace tinylm

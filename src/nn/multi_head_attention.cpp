@@ -131,62 +131,71 @@ Tensor MultiHeadAttention::backward(const Tensor& dout) {
   return dx;
 }
 
-Tensor MultiHeadAttention::forward_cached(const Tensor& x, Tensor& k_cache, Tensor& v_cache,
-                                          int64_t pos) {
-  require(x.ndim() == 3 && x.dim(0) == 1 && x.dim(2) == d_model_, [&] {
-    return "MultiHeadAttention::forward_cached: input must be [1, T, C], got " +
-           shape_str(x.shape());
+Tensor MultiHeadAttention::forward_cached(const Tensor& x, std::span<const CachedSpan> spans) {
+  const int64_t R = x.numel() / d_model_, H = n_head_, dh = d_model_ / n_head_, C = d_model_;
+  int64_t rows = 0;
+  for (const CachedSpan& s : spans) {
+    require(s.n > 0 && s.pos + s.n <= s.k_cache->dim(1), [&] {
+      return "KV cache overflow: " + std::to_string(s.pos + s.n) + " positions, room for " +
+             std::to_string(s.k_cache->dim(1));
+    });
+    rows += s.n;
+  }
+  require(x.ndim() == 3 && x.dim(2) == C && rows == R, [&] {
+    return "MultiHeadAttention::forward_cached: input " + shape_str(x.shape()) + " for " +
+           std::to_string(rows) + " rows of width " + std::to_string(C);
   });
-  const int64_t Tn = x.dim(1), H = n_head_, dh = d_model_ / n_head_, C = d_model_;
-  const int64_t max_len = k_cache.dim(1), Tk = pos + Tn;
-  require(Tk <= max_len, [&] {
-    return "KV cache overflow: " + std::to_string(Tk) + " positions, room for " +
-           std::to_string(max_len);
-  });
-  const Tensor qkv = c_attn.forward(x);  // [1, Tn, 3C]
+  const Tensor qkv = c_attn.forward(x);  // [1, R, 3C]
   const Device device = x.device();
   const Backend& kernels = on(x);
-  // q, and the new keys and values, [H, Tn, dh]; these keys and values go to the cache
-  // rows pos .. pos + Tn - 1 of each head.
-  Tensor& q = cached_q_;
-  for (Tensor* t : {&cached_q_, &cached_k_, &cached_v_}) t->ensure_shape({H, Tn, dh}, device);
-  kernels.split_heads(qkv.data(), q.data(), cached_k_.data(), cached_v_.data(), 1, Tn, H, dh);
-  for (int64_t h = 0; h < H; ++h) {
-    kernels.copy(cached_k_.data() + h * Tn * dh, k_cache.data() + (h * max_len + pos) * dh,
-                 Tn * dh);
-    kernels.copy(cached_v_.data() + h * Tn * dh, v_cache.data() + (h * max_len + pos) * dh,
-                 Tn * dh);
+  // q, k, v [H, R, dh]: head h of row r at (h * R + r) * dh.
+  for (Tensor* t : {&cached_q_, &cached_k_, &cached_v_, &cached_y_})
+    t->ensure_shape({H, R, dh}, device);
+  kernels.split_heads(qkv.data(), cached_q_.data(), cached_k_.data(), cached_v_.data(), 1, R, H,
+                      dh);
+  // Span i: rows first_row[i] .. of x; attention weights [H, n, Tk] at att_at[i] of the
+  // buffer. A decoding row (n = 1) takes room for the longest key range (max_len), so the
+  // following steps, one key longer each, reuse the buffer; a prompt takes what it needs.
+  std::vector<int64_t>& first_row = span_first_row_;
+  std::vector<int64_t>& att_at = span_att_at_;
+  first_row.assign(1, 0);
+  att_at.assign(1, 0);
+  for (const CachedSpan& s : spans) {
+    first_row.push_back(first_row.back() + s.n);
+    att_at.push_back(att_at.back() + H * s.n * (s.n == 1 ? s.k_cache->dim(1) : s.pos + s.n));
   }
-  Tensor& y = cached_y_;
-  y.ensure_shape({H, Tn, dh}, device);
-  // att [H, Tn, Tk]. A decoding step (Tn = 1) sizes the buffer for the longest key range
-  // (max_len), so the following steps, one key longer each, reuse it; a prompt takes
-  // only what it needs.
-  const int64_t att_size = H * Tn * (Tn == 1 ? max_len : Tk);
-  if (!cached_att_.defined() || cached_att_.numel() < att_size || cached_att_.device() != device)
-    cached_att_ = Tensor::empty({att_size}, device);
-  float* att = cached_att_.data();
+  if (!cached_att_.defined() || cached_att_.numel() < att_at.back() ||
+      cached_att_.device() != device)
+    cached_att_ = Tensor::empty({att_at.back()}, device);
   ops::AttentionMask mask;
   mask.causal = true;  // query i (position pos+i) sees keys 0 .. pos+i
-  // One set per head (the cache rows are max_len apart). On the CPU the heads are spread
-  // over the threads: one parallel region per layer, each head's small products
-  // single-threaded inside it; a GPU takes them one launch after another.
-  const auto head = [&](int64_t h) {
-    kernels.attention_forward(q.data() + h * Tn * dh, k_cache.data() + h * max_len * dh,
-                              v_cache.data() + h * max_len * dh, y.data() + h * Tn * dh,
-                              att + h * Tn * Tk, ops::AttentionShape{1, Tn, Tk, dh, dh}, scale(),
-                              mask, 0.0f, nullptr, nullptr);
+  // One (span, head) pair: its new keys and values into the cache, then attention.
+  const auto pair = [&](int64_t i) {
+    const int64_t sp = i / H, h = i % H, r0 = first_row[sp];
+    const CachedSpan& s = spans[sp];
+    const int64_t max_len = s.k_cache->dim(1), Tk = s.pos + s.n, at = (h * R + r0) * dh;
+    float* k_cache = s.k_cache->data() + h * max_len * dh;
+    float* v_cache = s.v_cache->data() + h * max_len * dh;
+    kernels.copy(cached_k_.data() + at, k_cache + s.pos * dh, s.n * dh);
+    kernels.copy(cached_v_.data() + at, v_cache + s.pos * dh, s.n * dh);
+    kernels.attention_forward(cached_q_.data() + at, k_cache, v_cache, cached_y_.data() + at,
+                              cached_att_.data() + att_at[sp] + h * s.n * Tk,
+                              ops::AttentionShape{1, s.n, Tk, dh, dh}, scale(), mask, 0.0f, nullptr,
+                              nullptr);
   };
+  // On the CPU the pairs are spread over the threads (one parallel region per layer, each
+  // pair's small products single-threaded inside it); a GPU takes them one after another.
+  const int64_t pairs = static_cast<int64_t>(spans.size()) * H;
   if (device == Device::kCpu) {
     ParallelErrors errors;  // nothing may throw out of the region
 #pragma omp parallel for schedule(static)
-    for (int64_t h = 0; h < H; ++h) errors.run([&] { head(h); });
+    for (int64_t i = 0; i < pairs; ++i) errors.run([&] { pair(i); });
     errors.rethrow();
   } else {
-    for (int64_t h = 0; h < H; ++h) head(h);
+    for (int64_t i = 0; i < pairs; ++i) pair(i);
   }
-  cached_merged_.ensure_shape({1, Tn, C}, device);
-  kernels.heads_to_rows(y.data(), cached_merged_.data(), 1, Tn, H, dh);
+  cached_merged_.ensure_shape({1, R, C}, device);
+  kernels.heads_to_rows(cached_y_.data(), cached_merged_.data(), 1, R, H, dh);
   return c_proj.forward(cached_merged_);
 }
 

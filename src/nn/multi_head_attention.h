@@ -10,6 +10,7 @@
 // Masks: causal (set by the model) and/or an additive [M, T, T] mask, M = 1 or B
 // (a padding mask is shared by every head of a sequence).
 #pragma once
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,16 @@
 #include "ops/attention.h"
 
 namespace tinylm::nn {
+
+// One sequence's part of a cached forward: n consecutive rows of the input are its
+// positions pos .. pos+n-1; their keys and values go into k_cache, v_cache
+// [H, max_len, dh] at pos, and its queries attend to its own cache only.
+struct CachedSpan {
+  Tensor* k_cache;
+  Tensor* v_cache;
+  int64_t pos;
+  int64_t n;
+};
 
 class MultiHeadAttention {
  public:
@@ -32,10 +43,13 @@ class MultiHeadAttention {
   // again). For measuring memory, or after training.
   static void release_backward_buffers();
 
-  // Inference with a KV cache (batch 1): x [1, Tn, C] holds positions pos .. pos+Tn-1.
-  // Their keys and values are written into k_cache, v_cache [H, max_len, dh] at pos, and
-  // each query attends causally to cache positions 0 .. its own. Returns [1, Tn, C].
-  Tensor forward_cached(const Tensor& x, Tensor& k_cache, Tensor& v_cache, int64_t pos);
+  // Inference with KV caches, one or several sequences at once (batched decoding):
+  // x [1, R, C] holds the spans' rows one after another (R = sum of n). Each span's keys
+  // and values are written into its cache, and each of its queries attends causally to
+  // its cache positions 0 .. its own. Returns [1, R, C]. The linear layers read their
+  // weights once for all rows. With one row per span (decoding; up to
+  // ops::kRowInvariantMaxRows spans), a span's output does not depend on the others.
+  Tensor forward_cached(const Tensor& x, std::span<const CachedSpan> spans);
 
   void init(Rng& rng, float std, float proj_std);
   void parameters(ParameterList& list, const std::string& prefix);
@@ -60,7 +74,8 @@ class MultiHeadAttention {
   // Decoding's buffers (forward_cached), kept from step to step (the memory plan).
   // (Backward's work buffers are one set shared by all layers: the .cpp file.)
   Tensor cached_q_, cached_k_, cached_v_, cached_y_, cached_merged_;
-  Tensor cached_att_;  // [H * Tn * Tk] or more
+  Tensor cached_att_;  // per span [H, n, Tk] (or more), one after another
+  std::vector<int64_t> span_first_row_, span_att_at_;  // where each span's rows are
 };
 
 }  // namespace tinylm::nn

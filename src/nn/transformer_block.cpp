@@ -48,16 +48,15 @@ Tensor TransformerBlock::forward(const Tensor& x, const Context& ctx,
   return ln_2.forward(sum2_);
 }
 
-Tensor TransformerBlock::forward_cached(const Tensor& x, Tensor& k_cache, Tensor& v_cache,
-                                        int64_t pos) {
+Tensor TransformerBlock::forward_cached(const Tensor& x, std::span<const CachedSpan> spans) {
   Tensor& h = cached_h_;
   Tensor& y = cached_y_;
   if (pre_ln_) {
-    add_residual(x, attn.forward_cached(ln_1.forward(x), k_cache, v_cache, pos), h);
+    add_residual(x, attn.forward_cached(ln_1.forward(x), spans), h);
     add_residual(h, mlp.forward(ln_2.forward(h)), y);
     return y;
   }
-  add_residual(x, attn.forward_cached(x, k_cache, v_cache, pos), y);
+  add_residual(x, attn.forward_cached(x, spans), y);
   const Tensor normed = ln_1.forward(y);
   h.ensure_shape(normed.shape(), normed.device());
   on(normed).copy(normed.data(), h.data(), normed.numel());

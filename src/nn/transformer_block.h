@@ -21,8 +21,9 @@ class TransformerBlock {
 
   Tensor forward(const Tensor& x, const Context& ctx, const ops::AttentionMask& mask);
   Tensor backward(const Tensor& dy);
-  // Inference with this block's KV cache (see MultiHeadAttention::forward_cached).
-  Tensor forward_cached(const Tensor& x, Tensor& k_cache, Tensor& v_cache, int64_t pos);
+  // Inference with KV caches (see MultiHeadAttention::forward_cached): x [1, R, C], the
+  // spans' rows one after another.
+  Tensor forward_cached(const Tensor& x, std::span<const CachedSpan> spans);
   void init(Rng& rng, float std, float proj_std);
   void parameters(ParameterList& list, const std::string& prefix);
 

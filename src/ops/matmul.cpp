@@ -89,6 +89,7 @@ const char* matmul_backend() {
 
 void linear_forward(const float* x, const float* W, const float* b, float* y, int64_t N, int64_t C,
                     int64_t OC) {
+  if (N <= kRowInvariantMaxRows) return linear_forward_rows(x, W, b, y, N, C, OC);
   if (b) {  // y = b broadcast over rows, then y += x @ W^T
 #pragma omp parallel for schedule(static) if (N * OC >= (1 << 15))
     for (int64_t i = 0; i < N; ++i) std::copy(b, b + OC, y + i * OC);

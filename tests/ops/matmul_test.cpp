@@ -82,6 +82,29 @@ TEST(Linear, ForwardByHand) {
   }
 }
 
+// Up to kRowInvariantMaxRows rows, each row of y is bit for bit what that row gives alone
+// (batched decoding relies on it), and close to the reference.
+TEST(Linear, FewRowsAreEachComputedAlone) {
+  Rng rng(5);
+  for (auto [C, OC] : {std::pair<int64_t, int64_t>{1, 1}, {7, 5}, {37, 53}, {64, 96}, {129, 33}}) {
+    const int64_t N = kRowInvariantMaxRows;
+    const auto x = random_vec(N * C, rng), W = random_vec(OC * C, rng, 0.3f),
+               b = random_vec(OC, rng);
+    std::vector<float> all(N * OC), alone(OC), ref_y(N * OC);
+    ref::linear_forward(x.data(), W.data(), b.data(), ref_y.data(), N, C, OC);
+    for (int64_t rows : {int64_t{2}, int64_t{3}, int64_t{7}, N}) {
+      linear_forward(x.data(), W.data(), b.data(), all.data(), rows, C, OC);
+      for (int64_t n = 0; n < rows; ++n) {
+        linear_forward(x.data() + n * C, W.data(), b.data(), alone.data(), 1, C, OC);
+        for (int64_t o = 0; o < OC; ++o)
+          ASSERT_EQ(alone[o], all[n * OC + o])
+              << "C=" << C << " OC=" << OC << " rows=" << rows << " row " << n << " output " << o;
+      }
+    }
+    expect_close("linear rows vs ref", all, ref_y, 1e-5, 1e-5 * C);
+  }
+}
+
 TEST(Linear, ReferenceBackwardMatchesFiniteDifferences) {
   Rng rng(4);
   const int64_t N = 5, C = 7, OC = 6;

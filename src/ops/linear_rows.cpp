@@ -1,0 +1,73 @@
+// The linear layer for a few rows (decoding: one row per sequence), each output a dot
+// product summed in one fixed order, so that a row's result does not depend on the other
+// rows, on how many there are, or on the thread count:
+//   y[n, o] = lanes(sum over k-steps of x[n, k..k+7] * W[o, k..k+7]) + b[o]
+// with 8 float lanes per step (a zero-padded last step) and a fixed tree over the lanes.
+// Blocks of 4 outputs x 3 rows: each block of W is read from memory once for all rows,
+// the way one decoding step serves every sequence in the batch.
+#include <algorithm>
+#include <cstring>
+
+#include "ops/matmul.h"
+
+namespace tinylm::ops {
+namespace {
+
+// 8 float lanes: one AVX2 register (half of one on AVX-512). GCC's vector extension has
+// the same arithmetic on any ISA, so the result does not depend on the instruction set.
+typedef float Lanes __attribute__((vector_size(32)));
+constexpr int64_t kLanes = 8;
+constexpr int kOutputs = 4;  // outputs per block (W rows read together)
+constexpr int kRows = 3;     // x rows per block: 12 accumulators, within 16 registers
+
+Lanes load(const float* p, int64_t n = kLanes) {  // n < kLanes: zero-padded
+  Lanes v = {};
+  std::memcpy(&v, p, static_cast<size_t>(n) * sizeof(float));
+  return v;
+}
+
+float sum_lanes(Lanes v) {  // a fixed tree
+  return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
+}
+
+// y[i, o0 + j] for i < NR rows, j < outputs (<= kOutputs).
+template <int NR>
+void block(const float* x, const float* W, const float* b, float* y, int64_t C, int64_t OC,
+           int64_t o0, int outputs) {
+  const float* w[kOutputs];
+  for (int j = 0; j < kOutputs; ++j) w[j] = W + (o0 + std::min(j, outputs - 1)) * C;
+  Lanes acc[NR][kOutputs] = {};
+  for (int64_t k = 0; k < C; k += kLanes) {
+    const int64_t n = std::min(kLanes, C - k);
+    Lanes xv[NR];
+    for (int i = 0; i < NR; ++i) xv[i] = load(x + i * C + k, n);
+    for (int j = 0; j < kOutputs; ++j) {
+      const Lanes wv = load(w[j] + k, n);
+      for (int i = 0; i < NR; ++i) acc[i][j] += xv[i] * wv;
+    }
+  }
+  for (int i = 0; i < NR; ++i)
+    for (int j = 0; j < outputs; ++j)
+      y[i * OC + o0 + j] = sum_lanes(acc[i][j]) + (b ? b[o0 + j] : 0.0f);
+}
+
+// All N rows for outputs o0 .. o0 + kOutputs - 1.
+void output_block(const float* x, const float* W, const float* b, float* y, int64_t N, int64_t C,
+                  int64_t OC, int64_t o0) {
+  const int outputs = static_cast<int>(std::min<int64_t>(kOutputs, OC - o0));
+  int64_t n = 0;
+  for (; n + kRows <= N; n += kRows) block<kRows>(x + n * C, W, b, y + n * OC, C, OC, o0, outputs);
+  if (N - n == 2) block<2>(x + n * C, W, b, y + n * OC, C, OC, o0, outputs);
+  if (N - n == 1) block<1>(x + n * C, W, b, y + n * OC, C, OC, o0, outputs);
+}
+
+}  // namespace
+
+void linear_forward_rows(const float* x, const float* W, const float* b, float* y, int64_t N,
+                         int64_t C, int64_t OC) {
+  const int64_t blocks = (OC + kOutputs - 1) / kOutputs;
+#pragma omp parallel for schedule(static) if (OC * C >= (1 << 16))
+  for (int64_t blk = 0; blk < blocks; ++blk) output_block(x, W, b, y, N, C, OC, blk * kOutputs);
+}
+
+}  // namespace tinylm::ops

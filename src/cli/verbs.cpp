@@ -24,6 +24,7 @@ int run_lora(int argc, char** argv);
 int run_data(int argc, char** argv);
 int run_demo(int argc, char** argv);
 int run_export(int argc, char** argv);
+int run_serve(int argc, char** argv);
 
 const std::vector<Verb>& verbs() {
   static const std::vector<Verb> list = {
@@ -35,6 +36,7 @@ const std::vector<Verb>& verbs() {
       {"verify", "check a model folder against its reference outputs", run_verify},
       {"finetune", "fine-tune a GPT: --task instruct (instructions) or classify", run_finetune},
       {"respond", "the response of an instruct run to one instruction", run_respond},
+      {"serve", "an OpenAI-compatible HTTP server: completions, chat, many clients", run_serve},
       {"classify", "label texts with a classify run: label and probability", run_classify},
       {"lora", "LoRA adapters: merge an adapter into its base (a Hugging Face folder)", run_lora},
       {"export", "write a model as a GGUF file that llama.cpp runs", run_export},

@@ -6,7 +6,13 @@
 namespace tinylm {
 
 StopTextStream::StopTextStream(const Tokenizer& tok, std::string stop)
-    : decoder_(tok), stop_(std::move(stop)) {}
+    : StopTextStream(tok, std::vector<std::string>{std::move(stop)}) {}
+
+StopTextStream::StopTextStream(const Tokenizer& tok, std::vector<std::string> stops)
+    : decoder_(tok) {
+  for (std::string& s : stops)
+    if (!s.empty()) stops_.push_back(std::move(s));
+}
 
 std::string StopTextStream::add(int32_t id) {
   if (stopped_) return "";
@@ -20,16 +26,26 @@ std::string StopTextStream::finish() {
 
 std::string StopTextStream::take(const std::string& decoded, bool last) {
   text_ += decoded;
-  if (stop_.empty()) return release(text_.size());
-  // An occurrence starting before shown_ was whole when shown_ was set (keep bytes were
-  // held back behind it), and found then: search from shown_.
-  const size_t at = text_.find(stop_, shown_);
-  if (at != std::string::npos) {
+  // An occurrence starting before shown_ would have been held back (its start was at the
+  // end then) and found since: search from shown_.
+  size_t first = std::string::npos;
+  for (const std::string& stop : stops_) first = std::min(first, text_.find(stop, shown_));
+  if (first != std::string::npos) {
     stopped_ = true;
-    return release(at);
+    return release(first);
   }
-  const size_t keep = last ? 0 : stop_.size() - 1;  // the longest start of stop_ to hold
-  return release(text_.size() >= keep ? text_.size() - keep : 0);
+  return release(text_.size() - (last ? 0 : partial_stop_at_end()));
+}
+
+size_t StopTextStream::partial_stop_at_end() const {
+  size_t longest = 0;
+  for (const std::string& stop : stops_)
+    for (size_t k = std::min(stop.size() - 1, text_.size()); k > longest; --k)
+      if (text_.compare(text_.size() - k, k, stop, 0, k) == 0) {
+        longest = k;
+        break;
+      }
+  return longest;
 }
 
 std::string StopTextStream::release(size_t upto) {

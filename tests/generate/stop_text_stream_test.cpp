@@ -51,16 +51,32 @@ TEST(StopTextStream, CutsBeforeTheStopTextAcrossIds) {
 TEST(StopTextStream, HoldsBackOnlyWhatMayStartTheStopText) {
   const CharTokenizer tok = CharTokenizer::from_corpus("abcdefghijklmnopqrstuvwxyz END.");
   StopTextStream s(tok, "END");
-  EXPECT_EQ(s.add(tok.encode("a")[0]), "");  // the last 2 characters are held back
-  EXPECT_EQ(s.add(tok.encode("b")[0]), "");
-  EXPECT_EQ(s.add(tok.encode("c")[0]), "a");
-  EXPECT_EQ(s.add(tok.encode("E")[0]), "b");
-  EXPECT_EQ(s.add(tok.encode("N")[0]), "c");
-  EXPECT_EQ(s.add(tok.encode("x")[0]), "E");  // "ENx" is no stop after all
+  EXPECT_EQ(s.add(tok.encode("a")[0]), "a");  // no start of "END": shown at once
+  EXPECT_EQ(s.add(tok.encode("b")[0]), "b");
+  EXPECT_EQ(s.add(tok.encode("E")[0]), "");  // may start "END"
+  EXPECT_EQ(s.add(tok.encode("N")[0]), "");
+  EXPECT_EQ(s.add(tok.encode("x")[0]), "ENx");  // "ENx" is no stop after all
+  EXPECT_EQ(s.add(tok.encode("E")[0]), "");
   EXPECT_FALSE(s.stopped());
-  EXPECT_EQ(s.finish(), "Nx");
+  EXPECT_EQ(s.finish(), "E");
   StopTextStream plain(tok, "");
   EXPECT_EQ(plain.add(tok.encode("a")[0]), "a");  // without a stop text, nothing waits
+}
+
+// Several stop texts: the first occurrence of any of them ends the text; a start of any
+// of them is held back.
+TEST(StopTextStream, StopsAtTheFirstOfSeveral) {
+  const CharTokenizer tok = CharTokenizer::from_corpus("abcdefghijklmnopqrstuvwxyz END.");
+  StopTextStream s(tok, std::vector<std::string>{"END", "", "xy"});
+  std::string shown;
+  for (int32_t id : tok.encode("ab EN x.xyz END")) shown += s.add(id);
+  EXPECT_TRUE(s.stopped());
+  EXPECT_EQ(shown + s.finish(), "ab EN x.");
+  StopTextStream held(tok, std::vector<std::string>{"xyz", "yq"});
+  EXPECT_EQ(held.add(tok.encode("a")[0]), "a");
+  EXPECT_EQ(held.add(tok.encode("x")[0]), "");
+  EXPECT_EQ(held.add(tok.encode("y")[0]), "");  // "xy" starts "xyz", "y" starts "yq"
+  EXPECT_EQ(held.add(tok.encode("a")[0]), "xya");
 }
 
 TEST(StopTextStream, StopsAndReturnsNothingMore) {

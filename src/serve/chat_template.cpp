@@ -1,0 +1,47 @@
+#include "serve/chat_template.h"
+
+#include "data/instruction_data.h"
+
+namespace tinylm::serve {
+
+namespace {
+
+std::string render_alpaca(const std::vector<ChatMessage>& messages) {
+  std::string system = kAlpacaPreamble, turns;
+  for (const ChatMessage& m : messages) {
+    if (m.role == "system") system = m.content;
+    if (m.role == "user") turns += "\n\n### Instruction:\n" + m.content;
+    if (m.role == "assistant") turns += kAlpacaResponseHeader + m.content;
+  }
+  return system + turns + kAlpacaResponseHeader;
+}
+
+std::string render_plain(const std::vector<ChatMessage>& messages) {
+  std::string system, turns;
+  for (const ChatMessage& m : messages) {
+    if (m.role == "system") system += m.content + "\n\n";
+    if (m.role == "user") turns += "User: " + m.content + "\n";
+    if (m.role == "assistant") turns += "Assistant: " + m.content + "\n";
+  }
+  return system + turns + "Assistant:";
+}
+
+}  // namespace
+
+std::string ChatTemplate::render(const std::vector<ChatMessage>& messages) const {
+  return name == "alpaca" ? render_alpaca(messages) : render_plain(messages);
+}
+
+std::vector<std::string> ChatTemplate::stops() const {
+  if (name == "alpaca") return {"\n\n### Instruction:"};
+  return {"\nUser:"};
+}
+
+ChatTemplate alpaca_template() {
+  return {"alpaca"};
+}
+ChatTemplate plain_template() {
+  return {"plain"};
+}
+
+}  // namespace tinylm::serve

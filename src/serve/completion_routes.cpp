@@ -1,0 +1,302 @@
+#include "serve/completion_routes.h"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <ctime>
+#include <random>
+
+#include "serve/api_error.h"
+#include "serve/openai_request.h"
+#include "util/error.h"
+
+namespace tinylm::serve {
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+std::string random_id(const char* prefix) {
+  static const char* hex = "0123456789abcdef";
+  std::random_device rd;
+  std::string id = prefix;
+  for (int i = 0; i < 24; ++i) id += hex[rd() % 16];
+  return id;
+}
+
+// Text for JSON: invalid UTF-8 (a token holding part of a character) becomes U+FFFD.
+std::string dump(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// One choice of the answer as it is being generated.
+struct Choice {
+  std::shared_ptr<Job> job;
+  int64_t index = 0, prompt = 0;
+  std::string text;
+  std::vector<GenerationEvent> tokens;  // kept for logprobs
+  GenerationEvent last;                 // the final event
+  bool done = false, role_sent = false;
+};
+
+struct Answer {
+  Api api;
+  const ServedModel& model;
+  CompletionParams params;
+  std::vector<Choice> choices;
+  std::string id;
+  int64_t created = std::time(nullptr);
+  Clock::time_point deadline;
+
+  void cancel() {
+    for (Choice& c : choices)
+      if (c.job) c.job->cancel();
+  }
+  std::string object() const {
+    if (api == Api::kChat) return params.stream ? "chat.completion.chunk" : "chat.completion";
+    return "text_completion";
+  }
+  json head() const {
+    return {{"id", id}, {"object", object()}, {"created", created}, {"model", model.id}};
+  }
+  json usage() const;
+  json logprobs(const Choice& c, size_t from, size_t to) const;
+  json choice_json(const Choice& c) const;
+  // The next event of c (false: none yet); ApiError 504 past the deadline.
+  bool poll(Choice& c, GenerationEvent& e, std::chrono::milliseconds wait);
+};
+
+json Answer::usage() const {
+  int64_t prompt_tokens = 0, completion_tokens = 0;
+  for (const auto& p : params.prompts) prompt_tokens += static_cast<int64_t>(p.size());
+  for (const Choice& c : choices) completion_tokens += c.last.completion_tokens;
+  return {{"prompt_tokens", prompt_tokens},
+          {"completion_tokens", completion_tokens},
+          {"total_tokens", prompt_tokens + completion_tokens}};
+}
+
+// The log-probabilities of tokens [from, to) of c: the legacy shape for completions
+// (tokens, token_logprobs, top_logprobs, text_offset), the chat shape otherwise.
+json Answer::logprobs(const Choice& c, size_t from, size_t to) const {
+  if (params.logprobs < 0) return nullptr;
+  const Tokenizer& tok = *model.tokenizer;
+  const auto piece = [&](int32_t id) { return tok.decode_piece(id, false); };
+  const auto bytes = [](const std::string& s) {
+    json b = json::array();
+    for (unsigned char ch : s) b.push_back(ch);
+    return b;
+  };
+  if (api == Api::kChat) {
+    json content = json::array();
+    for (size_t i = from; i < to; ++i) {
+      const GenerationEvent& e = c.tokens[i];
+      json top = json::array();
+      for (const TokenLogprob& t : e.top)
+        top.push_back(
+            {{"token", piece(t.id)}, {"logprob", t.logprob}, {"bytes", bytes(piece(t.id))}});
+      content.push_back({{"token", piece(e.token)},
+                         {"logprob", e.logprob},
+                         {"bytes", bytes(piece(e.token))},
+                         {"top_logprobs", top}});
+    }
+    return {{"content", content}};
+  }
+  json tokens = json::array(), token_logprobs = json::array(), top = json::array(),
+       offsets = json::array();
+  size_t offset = 0;
+  for (size_t i = 0; i < to; ++i) {
+    const GenerationEvent& e = c.tokens[i];
+    if (i >= from) {
+      tokens.push_back(piece(e.token));
+      token_logprobs.push_back(e.logprob);
+      json alternatives = json::object();
+      for (const TokenLogprob& t : e.top) alternatives[piece(t.id)] = t.logprob;
+      top.push_back(alternatives);
+      offsets.push_back(offset);
+    }
+    offset += piece(e.token).size();
+  }
+  return {{"tokens", tokens},
+          {"token_logprobs", token_logprobs},
+          {"top_logprobs", top},
+          {"text_offset", offsets}};
+}
+
+json Answer::choice_json(const Choice& c) const {
+  json j = {{"index", c.index},
+            {"logprobs", logprobs(c, 0, c.tokens.size())},
+            {"finish_reason", c.last.finish_reason}};
+  if (api == Api::kChat)
+    j["message"] = {{"role", "assistant"}, {"content", c.text}};
+  else
+    j["text"] = c.text;
+  return j;
+}
+
+bool Answer::poll(Choice& c, GenerationEvent& e, std::chrono::milliseconds wait) {
+  if (Clock::now() > deadline) {
+    cancel();
+    throw ApiError(504, "the request took longer than the server's limit and was cancelled",
+                   "timeout_error");
+  }
+  return c.job->next(e, wait);
+}
+
+// Queues one job per prompt and choice (ApiError 503 when the queue is full).
+void submit(Answer& a, Engine& engine) {
+  for (size_t p = 0; p < a.params.prompts.size(); ++p) {
+    for (int64_t k = 0; k < a.params.n; ++k) {
+      GenerationRequest r = a.params.generation;
+      r.prompt = a.params.prompts[p];
+      r.seed = choice_seed(a.params, static_cast<int64_t>(p), k);
+      Choice c;
+      c.index = static_cast<int64_t>(p) * a.params.n + k;
+      c.prompt = static_cast<int64_t>(p);
+      try {
+        c.job = engine.submit(std::move(r));
+      } catch (const InputError& e) {
+        a.cancel();
+        throw ApiError(400, e.what());
+      }
+      if (!c.job) {
+        a.cancel();
+        throw ApiError(503, "the server is busy: every slot is taken and the queue is full",
+                       "server_error", "", "server_busy");
+      }
+      if (a.params.echo) c.text = a.model.tokenizer->decode(a.params.prompts[p]);
+      a.choices.push_back(std::move(c));
+    }
+  }
+}
+
+void record(Choice& c, GenerationEvent& e) {
+  c.text += e.text;
+  if (e.done) {
+    c.done = true;
+    c.last = std::move(e);
+  } else {
+    c.tokens.push_back(std::move(e));
+  }
+}
+
+void answer_at_once(Answer& a, httplib::Response& res) {
+  for (Choice& c : a.choices) {
+    GenerationEvent e;
+    while (!c.done)
+      if (a.poll(c, e, std::chrono::milliseconds(100))) record(c, e);
+  }
+  json body = a.head();
+  body["choices"] = json::array();
+  for (const Choice& c : a.choices) body["choices"].push_back(a.choice_json(c));
+  body["usage"] = a.usage();
+  res.set_content(dump(body), "application/json");
+}
+
+// The chunk(s) one event of c makes ("" when there is nothing to send).
+std::string chunks(Answer& a, Choice& c, const GenerationEvent& e) {
+  std::string out;
+  const auto send = [&](json choice) {
+    json chunk = a.head();
+    chunk["choices"] = json::array({std::move(choice)});
+    out += "data: " + dump(chunk) + "\n\n";
+  };
+  const bool chat = a.api == Api::kChat;
+  if (chat && !c.role_sent) {
+    c.role_sent = true;
+    send({{"index", c.index},
+          {"delta", {{"role", "assistant"}, {"content", ""}}},
+          {"logprobs", nullptr},
+          {"finish_reason", nullptr}});
+  }
+  const bool has_token = !e.done;
+  if (!e.text.empty() || (has_token && a.params.logprobs >= 0) || e.done) {
+    const size_t n = c.tokens.size();
+    json lp = has_token ? a.logprobs(c, n - 1, n) : json(nullptr);
+    json finish = e.done ? json(e.finish_reason) : json(nullptr);
+    json choice = {{"index", c.index}, {"logprobs", lp}, {"finish_reason", finish}};
+    if (chat)
+      choice["delta"] = e.text.empty() && e.done ? json::object() : json{{"content", e.text}};
+    else
+      choice["text"] = e.text;
+    send(std::move(choice));
+  }
+  return out;
+}
+
+void answer_as_stream(std::shared_ptr<Answer> a, httplib::Response& res) {
+  res.set_header("Cache-Control", "no-cache");
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [a](size_t, httplib::DataSink& sink) {
+        const auto write = [&](const std::string& s) {
+          if (s.empty() || sink.write(s.data(), s.size())) return true;
+          a->cancel();  // the client went away: free the slots
+          return false;
+        };
+        if (a->params.echo)  // the prompt's text first (completions only)
+          for (Choice& c : a->choices) {
+            json chunk = a->head();
+            chunk["choices"] = json::array({{{"index", c.index},
+                                             {"text", c.text},
+                                             {"logprobs", nullptr},
+                                             {"finish_reason", nullptr}}});
+            if (!write("data: " + dump(chunk) + "\n\n")) return false;
+          }
+        try {
+          for (size_t done = 0; done < a->choices.size();) {
+            for (Choice& c : a->choices) {
+              GenerationEvent e;
+              if (c.done || !a->poll(c, e, std::chrono::milliseconds(20))) continue;
+              record(c, e);
+              if (!write(chunks(*a, c, c.done ? c.last : c.tokens.back()))) return false;
+              if (c.done) ++done;
+            }
+          }
+        } catch (const ApiError& e) {
+          write("data: " + dump(e.body()) + "\n\n");
+          sink.done();
+          return true;
+        }
+        if (a->params.include_usage) {
+          json chunk = a->head();
+          chunk["choices"] = json::array();
+          chunk["usage"] = a->usage();
+          if (!write("data: " + dump(chunk) + "\n\n")) return false;
+        }
+        if (!write("data: [DONE]\n\n")) return false;
+        sink.done();
+        return true;
+      },
+      [a](bool success) {
+        if (!success) a->cancel();
+      });
+}
+
+}  // namespace
+
+void answer_completion(Api api, const ServedModel& model, Engine& engine,
+                       const httplib::Request& req, httplib::Response& res, int timeout_seconds) {
+  const json body = parse_body(req.body);
+  auto a = std::make_shared<Answer>(
+      Answer{api,
+             model,
+             api == Api::kChat
+                 ? parse_chat_request(body, *model.tokenizer, model.chat_template, engine.context())
+                 : parse_completion_request(body, *model.tokenizer, engine.context()),
+             {},
+             random_id(api == Api::kChat ? "chatcmpl-" : "cmpl-")});
+  if (!a->params.model.empty() && a->params.model != model.id)
+    throw ApiError(
+        400,
+        "The model '" + a->params.model + "' does not exist (this server has '" + model.id + "')",
+        "invalid_request_error", "model", "model_not_found");
+  a->deadline = Clock::now() + std::chrono::seconds(timeout_seconds);
+  submit(*a, engine);
+  if (a->params.stream)
+    answer_as_stream(a, res);
+  else
+    answer_at_once(*a, res);
+}
+
+}  // namespace tinylm::serve

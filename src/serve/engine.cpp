@@ -1,0 +1,276 @@
+#include "serve/engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <optional>
+
+#include "generate/stop_text_stream.h"
+#include "ops/matmul.h"
+#include "util/error.h"
+
+namespace tinylm::serve {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// log-softmax of logits [V] at id, and the k most likely tokens (ties: lower id first).
+float log_softmax_at(const float* logits, int64_t V, int32_t id, double* log_sum) {
+  const float max = *std::max_element(logits, logits + V);
+  double sum = 0.0;
+  for (int64_t v = 0; v < V; ++v) sum += std::exp(static_cast<double>(logits[v] - max));
+  *log_sum = static_cast<double>(max) + std::log(sum);
+  return static_cast<float>(logits[id] - *log_sum);
+}
+
+std::vector<TokenLogprob> most_likely(const float* logits, int64_t V, int k, double log_sum) {
+  std::vector<int32_t> ids(static_cast<size_t>(V));
+  std::iota(ids.begin(), ids.end(), 0);
+  k = static_cast<int>(std::min<int64_t>(k, V));
+  std::partial_sort(ids.begin(), ids.begin() + k, ids.end(), [&](int32_t a, int32_t b) {
+    return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
+  });
+  std::vector<TokenLogprob> top;
+  for (int i = 0; i < k; ++i) top.push_back({ids[i], static_cast<float>(logits[ids[i]] - log_sum)});
+  return top;
+}
+
+GenerationEvent aborted() {
+  GenerationEvent e;
+  e.done = true;
+  e.finish_reason = "abort";
+  return e;
+}
+
+}  // namespace
+
+bool Job::next(GenerationEvent& event, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  if (!ready_.wait_for(lock, timeout, [&] { return !events_.empty(); })) return false;
+  event = std::move(events_.front());
+  events_.pop_front();
+  return true;
+}
+
+void Job::push(GenerationEvent event) {
+  {
+    std::lock_guard lock(mutex_);
+    events_.push_back(std::move(event));
+  }
+  ready_.notify_all();
+}
+
+struct Engine::Slot {
+  explicit Slot(const GPTConfig& config, Device device) : cache(config, device) {}
+  std::shared_ptr<Job> job;  // null: free
+  GenerationRequest request;
+  KVCache cache;
+  Rng rng;
+  std::optional<StopTextStream> stream;
+  int32_t next = -1;  // the token to feed at the next step
+  int64_t generated = 0;
+  Clock::time_point started;
+  double first_token_seconds = 0.0;
+};
+
+Engine::Engine(GPT& model, const Tokenizer& tokenizer, EngineOptions options)
+    : model_(model),
+      tokenizer_(tokenizer),
+      context_(options.context > 0 ? options.context : model.config().block_size),
+      queue_limit_(options.queue_limit) {
+  require(options.parallel >= 1 && options.parallel <= ops::kRowInvariantMaxRows,
+          "--parallel must be in [1, " + std::to_string(ops::kRowInvariantMaxRows) + "]");
+  require(context_ <= model.config().block_size,
+          "--ctx " + std::to_string(context_) + " exceeds the model's context (block_size " +
+              std::to_string(model.config().block_size) + ")");
+  for (int64_t i = 0; i < options.parallel; ++i)
+    slots_.push_back(std::make_unique<Slot>(model.config(), model.device()));
+  stats_.slots = options.parallel;
+  thread_ = std::thread([this] { loop(); });
+}
+
+void Engine::check(const GenerationRequest& r) const {
+  const int64_t V = model_.config().vocab_size, n = static_cast<int64_t>(r.prompt.size());
+  require(n >= 1, "the prompt is empty: it needs at least one token");
+  for (int32_t id : r.prompt)
+    require(id >= 0 && id < V, "prompt token id " + std::to_string(id) +
+                                   " is outside the model's vocabulary (" + std::to_string(V) +
+                                   " tokens)");
+  require(r.max_tokens >= 0 && n + r.max_tokens <= context_,
+          "this model's context is " + std::to_string(context_) + " tokens, but " +
+              std::to_string(n + r.max_tokens) + " were asked for (" + std::to_string(n) +
+              " in the prompt, " + std::to_string(r.max_tokens) + " to generate)");
+  if (!r.sampling.greedy) validate(r.sampling);
+}
+
+Engine::~Engine() {
+  stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::shared_ptr<Job> Engine::submit(GenerationRequest request) {
+  check(request);
+  auto job = std::make_shared<Job>();
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_ || static_cast<int64_t>(queue_.size()) >= queue_limit_) return nullptr;
+    queue_.emplace_back(job, std::move(request));
+    stats_.queued = static_cast<int64_t>(queue_.size());
+  }
+  wake_.notify_all();
+  return job;
+}
+
+void Engine::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+}
+
+void Engine::cancel_all() {
+  std::lock_guard lock(mutex_);
+  for (auto& [job, request] : queue_) job->cancel();
+  for (auto& slot : slots_)
+    if (slot->job) slot->job->cancel();  // read by the loop at its next step
+}
+
+EngineStats Engine::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void Engine::loop() {
+  for (;;) {
+    admit();
+    drop_cancelled();
+    const bool busy = std::any_of(slots_.begin(), slots_.end(), [](auto& s) { return s->job; });
+    if (busy) {
+      decode_step();
+      continue;
+    }
+    std::unique_lock lock(mutex_);
+    if (stopping_ && queue_.empty()) return;
+    wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+  }
+}
+
+void Engine::admit() {
+  for (auto& slot : slots_) {
+    if (slot->job) continue;
+    std::shared_ptr<Job> job;
+    GenerationRequest request;
+    {
+      std::lock_guard lock(mutex_);
+      if (queue_.empty()) return;
+      job = std::move(queue_.front().first);
+      request = std::move(queue_.front().second);
+      queue_.pop_front();
+      stats_.queued = static_cast<int64_t>(queue_.size());
+      if (job->cancelled()) {
+        ++stats_.cancelled;
+        job->push(aborted());
+        continue;
+      }
+      ++stats_.busy;
+    }
+    start(*slot, std::move(job), std::move(request));
+  }
+}
+
+void Engine::start(Slot& slot, std::shared_ptr<Job> job, GenerationRequest request) {
+  slot.job = std::move(job);
+  slot.request = std::move(request);
+  slot.rng.seed_with(slot.request.seed);
+  slot.stream.emplace(tokenizer_, slot.request.stop);
+  slot.generated = 0;
+  slot.started = Clock::now();
+  slot.cache.clear();
+  if (slot.request.max_tokens == 0) return finish(slot, "length", "");
+  const auto& prompt = slot.request.prompt;
+  const Tensor logits =
+      model_.forward_cached(prompt.data(), static_cast<int64_t>(prompt.size()), slot.cache);
+  emit(slot, logits.data());
+}
+
+void Engine::decode_step() {
+  const Clock::time_point begin = Clock::now();
+  step_ids_.clear();
+  step_counts_.clear();
+  step_caches_.clear();
+  step_slots_.clear();
+  for (auto& slot : slots_) {
+    if (!slot->job) continue;
+    step_ids_.push_back(slot->next);
+    step_counts_.push_back(1);
+    step_caches_.push_back(&slot->cache);
+    step_slots_.push_back(slot.get());
+  }
+  const Tensor logits = model_.forward_cached(step_ids_.data(), step_counts_, step_caches_);
+  const int64_t V = model_.config().vocab_size;
+  for (size_t i = 0; i < step_slots_.size(); ++i) emit(*step_slots_[i], logits.data() + i * V);
+  std::lock_guard lock(mutex_);
+  ++stats_.decode_steps;
+  stats_.decode_seconds += std::chrono::duration<double>(Clock::now() - begin).count();
+}
+
+void Engine::emit(Slot& slot, const float* logits) {
+  const GenerationRequest& r = slot.request;
+  const int64_t V = model_.config().vocab_size;
+  GenerationEvent event;
+  event.token =
+      r.sampling.greedy ? argmax(logits, V) : sample_next(logits, V, r.sampling, slot.rng);
+  if (r.top_logprobs >= 0) {
+    double log_sum = 0.0;
+    event.logprob = log_softmax_at(logits, V, event.token, &log_sum);
+    event.top = most_likely(logits, V, r.top_logprobs, log_sum);
+  }
+  if (++slot.generated == 1)
+    slot.first_token_seconds = std::chrono::duration<double>(Clock::now() - slot.started).count();
+  const bool end_of_text = r.stop_at_eot && event.token == tokenizer_.eot_id();
+  if (!end_of_text) event.text = slot.stream->add(event.token);
+  const bool stopped = end_of_text || slot.stream->stopped();
+  const bool full = slot.generated >= r.max_tokens || slot.cache.pos >= context_;
+  slot.next = event.token;
+  slot.job->push(std::move(event));
+  if (stopped) return finish(slot, "stop", "");
+  if (full) return finish(slot, "length", slot.stream->finish());
+}
+
+void Engine::finish(Slot& slot, const std::string& reason, std::string text) {
+  GenerationEvent last;
+  last.done = true;
+  last.text = std::move(text);
+  last.finish_reason = reason;
+  last.prompt_tokens = static_cast<int64_t>(slot.request.prompt.size());
+  last.completion_tokens = slot.generated;
+  last.seconds_to_first_token = slot.first_token_seconds;
+  {
+    std::lock_guard lock(mutex_);
+    --stats_.busy;
+    ++stats_.requests_done;
+    stats_.prompt_tokens += last.prompt_tokens;
+    stats_.generated_tokens += slot.generated;
+    stats_.first_token_seconds_sum += slot.first_token_seconds;
+  }
+  slot.job->push(std::move(last));
+  slot.job.reset();
+}
+
+void Engine::drop_cancelled() {
+  for (auto& slot : slots_) {
+    if (!slot->job || !slot->job->cancelled()) continue;
+    GenerationEvent last = aborted();
+    last.prompt_tokens = static_cast<int64_t>(slot->request.prompt.size());
+    last.completion_tokens = slot->generated;
+    slot->job->push(std::move(last));
+    slot->job.reset();
+    std::lock_guard lock(mutex_);
+    --stats_.busy;
+    ++stats_.cancelled;
+  }
+}
+
+}  // namespace tinylm::serve

@@ -1,0 +1,142 @@
+// The inference loop of `tinylm serve`. One thread owns the model and --parallel slots,
+// each with its own KV cache; HTTP threads only queue requests and read their events.
+// Between decoding steps the loop prefills waiting prompts into free slots (one forward
+// per prompt), then advances every busy slot by one token in one batched forward
+// (GPT::forward_cached over all slots: each weight is read once per step for all of
+// them): continuous batching. Every request samples with its own generator, and a
+// batched row is bit for bit that row alone (ops/matmul.h, kRowInvariantMaxRows), so a
+// request gets the same tokens whatever else the server is doing.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "generate/sampling.h"
+#include "model/gpt.h"
+#include "tokenizer/tokenizer.h"
+
+namespace tinylm::serve {
+
+struct GenerationRequest {
+  std::vector<int32_t> prompt;  // at least one id; prompt + max_tokens within the context
+  int64_t max_tokens = 16;
+  SamplingOptions sampling;  // greedy for temperature 0
+  uint64_t seed = 0;
+  std::vector<std::string> stop;  // stop texts: the text ends before the first one
+  bool stop_at_eot = true;        // <|endoftext|> ends the text (and is not in it)
+  int top_logprobs = -1;          // -1: none; k >= 0: the chosen token's and k others
+};
+
+struct TokenLogprob {
+  int32_t id = 0;
+  float logprob = 0.0f;
+};
+
+// One per generated token, then one final event (done). Log-probabilities are the
+// model's own (log-softmax of the logits, before temperature, top-k and top-p).
+struct GenerationEvent {
+  std::string text;    // text that is safe to show now (may be empty)
+  int32_t token = -1;  // the token chosen (-1 in the final event)
+  float logprob = 0.0f;
+  std::vector<TokenLogprob> top;  // the most likely tokens, when asked
+  bool done = false;
+  // final event: "stop" (a stop text or <|endoftext|>), "length" (max_tokens or the
+  // context), "abort" (cancelled: the client went away, a timeout, a shutdown)
+  std::string finish_reason;
+  int64_t prompt_tokens = 0, completion_tokens = 0;  // final event
+  double seconds_to_first_token = 0.0;               // final event
+};
+
+// A queued or running request, shared by the loop (which pushes events) and the HTTP
+// thread (which reads them, and cancels when its client goes away).
+class Job {
+ public:
+  // The next event; false if none came within timeout.
+  bool next(GenerationEvent& event, std::chrono::milliseconds timeout);
+  // Frees the slot at the next step (and drops the request if still queued); the final
+  // event says "abort".
+  void cancel() { cancelled_ = true; }
+  bool cancelled() const { return cancelled_; }
+
+ private:
+  friend class Engine;
+  void push(GenerationEvent event);
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<GenerationEvent> events_;
+  std::atomic<bool> cancelled_{false};
+};
+
+struct EngineOptions {
+  int64_t parallel = 4;      // slots (sequences decoded together), 1..kRowInvariantMaxRows
+  int64_t context = 0;       // positions per slot (0: the model's block_size)
+  int64_t queue_limit = 64;  // requests waiting for a slot; beyond it, submit refuses
+};
+
+struct EngineStats {
+  int64_t slots = 0, busy = 0, queued = 0;
+  int64_t requests_done = 0, prompt_tokens = 0, generated_tokens = 0, cancelled = 0;
+  int64_t decode_steps = 0;
+  double first_token_seconds_sum = 0.0;  // over requests_done
+  double decode_seconds = 0.0;           // the loop's time in decoding steps
+};
+
+class Engine {
+ public:
+  // The model and tokenizer must outlive the engine; only the loop uses the model.
+  Engine(GPT& model, const Tokenizer& tokenizer, EngineOptions options);
+  ~Engine();  // stop(), then joins the loop
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Queues a request; nullptr when the queue is full or the engine stops (the caller
+  // answers 503). InputError for a request it cannot run: an empty prompt, ids outside
+  // the vocabulary, prompt + max_tokens beyond the context, bad sampling settings.
+  std::shared_ptr<Job> submit(GenerationRequest request);
+  // Finishes what is running and queued, then ends the loop (requests submitted later
+  // are refused). Returns at once; the destructor waits.
+  void stop();
+  // Cancels everything still running or queued (the bounded wait of a shutdown is over).
+  void cancel_all();
+  EngineStats stats() const;
+  int64_t context() const { return context_; }
+  int64_t parallel() const { return static_cast<int64_t>(slots_.size()); }
+
+ private:
+  struct Slot;
+  void check(const GenerationRequest& request) const;
+  void loop();
+  void admit();        // prefills queued requests into free slots
+  void decode_step();  // one token for every busy slot
+  void start(Slot& slot, std::shared_ptr<Job> job, GenerationRequest request);
+  void emit(Slot& slot, const float* logits);  // chooses, sends, finishes if done
+  void finish(Slot& slot, const std::string& reason, std::string text);
+  void drop_cancelled();
+
+  GPT& model_;
+  const Tokenizer& tokenizer_;
+  int64_t context_;
+  int64_t queue_limit_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+
+  mutable std::mutex mutex_;  // guards queue_, stopping_, stats_
+  std::condition_variable wake_;
+  std::deque<std::pair<std::shared_ptr<Job>, GenerationRequest>> queue_;
+  bool stopping_ = false;
+  EngineStats stats_;
+  std::thread thread_;
+  // The loop's buffers for one decoding step (kept from step to step).
+  std::vector<int32_t> step_ids_;
+  std::vector<int64_t> step_counts_;
+  std::vector<KVCache*> step_caches_;
+  std::vector<Slot*> step_slots_;
+};
+
+}  // namespace tinylm::serve

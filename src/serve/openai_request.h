@@ -1,0 +1,50 @@
+// The bodies of POST /v1/completions and /v1/chat/completions, read and checked: every
+// field of the wrong type or out of range is one ApiError 400 naming it (`param`).
+// Fields the server does not use are ignored, as OpenAI's and llama.cpp's servers do.
+//   completions: prompt (a string, a list of strings, a list of token ids or a list of
+//     such lists; "" means <|endoftext|>), max_tokens (default 16), temperature
+//     (default 1, 0 = greedy, up to 2), top_p, top_k (an extension), seed, stop (a string
+//     or up to 4), n (1..16), echo, logprobs (0..5), stream, stream_options.include_usage
+//   chat: messages (system / developer / user / assistant; content a string or a list of
+//     text parts) rendered with the model's template (chat_template.h), max_tokens or
+//     max_completion_tokens (default: the rest of the context), logprobs (bool) and
+//     top_logprobs (0..20), and the same sampling fields
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "serve/chat_template.h"
+#include "serve/engine.h"
+#include "tokenizer/tokenizer.h"
+
+namespace tinylm::serve {
+
+struct CompletionParams {
+  std::string model;                          // as asked ("" when absent)
+  std::vector<std::vector<int32_t>> prompts;  // one per prompt (chat: one)
+  GenerationRequest generation;  // every field but prompt and seed, shared by all choices
+  bool seeded = false;           // a seed was given (generation.seed): choices repeat
+  int64_t n = 1;                 // choices per prompt
+  bool echo = false;             // completions: the prompt's text before the completion
+  int logprobs = -1;             // -1: none; else alternatives per token
+  bool stream = false, include_usage = false;
+};
+
+inline constexpr int64_t kMaxChoices = 16;
+
+// body: the parsed request; context: positions per slot (prompt + max_tokens must fit).
+CompletionParams parse_completion_request(const nlohmann::json& body, const Tokenizer& tok,
+                                          int64_t context);
+CompletionParams parse_chat_request(const nlohmann::json& body, const Tokenizer& tok,
+                                    const ChatTemplate& chat_template, int64_t context);
+
+// The parsed body of any POST route: ApiError 400 for malformed JSON (or too deep).
+nlohmann::json parse_body(const std::string& body);
+
+// The seed of choice i: the request's seed for choice 0, a derived one for the others;
+// a random one when the request has none.
+uint64_t choice_seed(const CompletionParams& params, int64_t prompt_index, int64_t choice);
+
+}  // namespace tinylm::serve

@@ -1,0 +1,101 @@
+#include "serve/serve.h"
+
+#include <omp.h>
+#include <pthread.h>
+
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <thread>
+
+#include "open/open_model.h"
+#include "util/error.h"
+
+namespace tinylm::serve {
+
+namespace {
+
+// SIGINT and SIGTERM blocked in this thread and every thread it starts afterwards, so
+// that only sigwait() sees them.
+sigset_t block_stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+ChatTemplate template_of(const OpenedModel& m) {
+  const bool instruct = m.finetune_config && m.finetune_config->task == "instruct";
+  return instruct ? alpaca_template() : plain_template();
+}
+
+// Waits up to `seconds` for the engine to go idle, then cancels what is left.
+void drain(Engine& engine, int seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  for (;;) {
+    const EngineStats s = engine.stats();
+    if (s.busy == 0 && s.queued == 0) return;
+    if (std::chrono::steady_clock::now() > deadline) return engine.cancel_all();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+}  // namespace
+
+std::string default_model_id(const std::string& source) {
+  std::filesystem::path p(source);
+  while (!p.empty() && p.filename().empty()) p = p.parent_path();  // a trailing '/'
+  return p.empty() ? source : p.filename().string();
+}
+
+int serve(const ServeOptions& options) {
+  if (options.threads > 0) omp_set_num_threads(options.threads);
+  const sigset_t stop_signals = block_stop_signals();
+  Server server(options.server);
+  const int port = server.bind();
+  std::thread http([&] { server.run(); });
+  struct Joiner {  // the HTTP thread ends however this function ends
+    Server& s;
+    std::thread& t;
+    ~Joiner() {
+      s.stop();
+      if (t.joinable()) t.join();
+    }
+  } joiner{server, http};
+
+  OpenOptions open;
+  open.option = options.option;
+  OpenedModel loaded = open_model(options.source, open);
+  GPT& model = loaded.language_model("tinylm serve");
+  if (loaded.lora) loaded.merge_adapters();
+  Engine engine(model, *loaded.tokenizer, options.engine);
+  ServedModel served;
+  served.id = options.alias.empty() ? default_model_id(options.source) : options.alias;
+  served.source = loaded.title();
+  served.model = &model;
+  served.tokenizer = loaded.tokenizer.get();
+  served.chat_template = template_of(loaded);
+  served.created = std::time(nullptr);
+  server.ready(served, engine);
+  std::printf("tinylm serve: %s as '%s' on http://%s:%d (%lld slots, context %lld, %s template)\n",
+              served.source.c_str(), served.id.c_str(), options.server.host.c_str(), port,
+              static_cast<long long>(engine.parallel()), static_cast<long long>(engine.context()),
+              served.chat_template.name.c_str());
+  std::fflush(stdout);
+
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  std::printf("tinylm serve: %s, finishing the requests in flight (at most %d s)\n",
+              signal == SIGTERM ? "SIGTERM" : "SIGINT", options.shutdown_wait_seconds);
+  std::fflush(stdout);
+  server.stop();  // no new connections; handlers in flight go on
+  drain(engine, options.shutdown_wait_seconds);
+  if (http.joinable()) http.join();
+  engine.stop();
+  return 0;
+}
+
+}  // namespace tinylm::serve

@@ -1,0 +1,30 @@
+// `tinylm serve`: listen first (so /health answers 503 while loading), open the model
+// (any source open/open_model.h knows; a LoRA run's adapters merged; classifiers refused),
+// start the engine, print the URL, and serve until SIGINT or SIGTERM. Then stop
+// accepting, let the requests in flight finish for up to shutdown_wait_seconds (the rest
+// are cancelled), and return 0.
+#pragma once
+#include <string>
+
+#include "serve/engine.h"
+#include "serve/server.h"
+
+namespace tinylm::serve {
+
+struct ServeOptions {
+  std::string source;              // the model
+  std::string option = "--model";  // the flag that named it, for messages
+  std::string alias;               // the model's id in the API ("": from the source)
+  ServerOptions server;
+  EngineOptions engine;
+  int threads = 0;  // 0: all cores
+  int shutdown_wait_seconds = 10;
+};
+
+int serve(const ServeOptions& options);
+
+// The id a source is served under without --alias: the last part of its path
+// ("runs/shakespeare/" -> "shakespeare", "gpt2-124m" -> "gpt2-124m").
+std::string default_model_id(const std::string& source);
+
+}  // namespace tinylm::serve

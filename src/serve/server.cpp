@@ -1,0 +1,268 @@
+#include "serve/server.h"
+
+#include <httplib.h>
+
+#include <sstream>
+
+#include "serve/api_error.h"
+#include "serve/completion_routes.h"
+#include "serve/openai_request.h"
+#include "util/error.h"
+
+namespace tinylm::serve {
+
+namespace {
+
+using nlohmann::json;
+
+void send_json(httplib::Response& res, const json& body, int status = 200) {
+  res.status = status;
+  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+}
+
+void send_error(httplib::Response& res, const ApiError& e) {
+  send_json(res, e.body(), e.status);
+}
+
+// Compares without an early exit, so that the time taken does not tell how much of a
+// guessed key was right.
+bool same_secret(const std::string& a, const std::string& b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < a.size(); ++i) diff |= a[i] ^ b[i % (b.empty() ? 1 : b.size())];
+  return diff == 0 && !b.empty();
+}
+
+bool is_public(const std::string& path) {
+  return path == "/health" || path == "/v1/models" || path.rfind("/v1/models/", 0) == 0;
+}
+
+std::string status_text(int status) {
+  switch (status) {
+    case 404:
+      return "not found";
+    case 405:
+      return "method not allowed";
+    case 413:
+      return "the request body is too large";
+    default:
+      return "the request could not be served";
+  }
+}
+
+}  // namespace
+
+Server::Server(ServerOptions options)
+    : options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
+  http_->set_payload_max_length(options_.max_body_bytes);
+  routes();
+}
+
+Server::~Server() = default;
+
+int Server::bind() {
+  const int port = options_.port == 0
+                       ? http_->bind_to_any_port(options_.host)
+                       : (http_->bind_to_port(options_.host, options_.port) ? options_.port : -1);
+  require(port > 0, "cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
+                        " (in use, or not an address of this machine)");
+  return port;
+}
+
+void Server::run() {
+  http_->listen_after_bind();
+}
+
+void Server::ready(const ServedModel& model, Engine& engine) {
+  model_ = model;
+  engine_ = &engine;
+  ready_ = true;
+}
+
+void Server::stop() {
+  http_->stop();
+}
+
+bool Server::authorized(const httplib::Request& req) const {
+  if (options_.api_key.empty() || req.method == "OPTIONS" || is_public(req.path)) return true;
+  const std::string header = req.get_header_value("Authorization");
+  const std::string bearer = "Bearer ";
+  return header.rfind(bearer, 0) == 0 &&
+         same_secret(header.substr(bearer.size()), options_.api_key);
+}
+
+void Server::add_cors(const httplib::Request& req, httplib::Response& res) const {
+  if (options_.cors_origin.empty()) return;
+  const std::string origin = req.get_header_value("Origin");
+  if (options_.cors_origin != "*" && origin != options_.cors_origin) return;
+  res.set_header("Access-Control-Allow-Origin", options_.cors_origin);
+  res.set_header("Vary", "Origin");
+  if (req.method == "OPTIONS") {
+    res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+    res.set_header("Access-Control-Allow-Headers", "Authorization, Content-Type");
+    res.set_header("Access-Control-Max-Age", "600");
+  }
+}
+
+void Server::count(const httplib::Request& req, const httplib::Response& res) {
+  std::string route = req.path.rfind("/v1/models/", 0) == 0 ? "/v1/models/{id}" : req.path;
+  if (res.status == 404) route = "other";  // unknown paths are not labels
+  std::lock_guard lock(count_mutex_);
+  ++requests_[{route, res.status}];
+}
+
+void Server::routes() {
+  httplib::Server& s = *http_;
+  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    add_cors(req, res);
+    if (req.method == "OPTIONS") {
+      res.status = 204;
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (!authorized(req)) {
+      send_error(res, ApiError(401, "Invalid or missing API key (send 'Authorization: Bearer KEY')",
+                               "invalid_request_error", "", "invalid_api_key"));
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (!ready_ && req.path != "/health") {
+      send_error(res, ApiError(503, "Loading model", "unavailable_error"));
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (res.body.empty()) send_error(res, ApiError(res.status, status_text(res.status)));
+  });
+  s.set_exception_handler([](const httplib::Request&, httplib::Response& res,
+                             std::exception_ptr ep) {
+    try {
+      std::rethrow_exception(ep);
+    } catch (const ApiError& e) {
+      send_error(res, e);
+    } catch (const InputError& e) {
+      send_error(res, ApiError(400, e.what()));
+    } catch (const std::exception& e) {
+      send_error(res, ApiError(500, std::string("internal error: ") + e.what(), "server_error"));
+    }
+  });
+  s.set_logger(
+      [this](const httplib::Request& req, const httplib::Response& res) { count(req, res); });
+
+  s.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
+    if (ready_)
+      send_json(res, {{"status", "ok"}});
+    else
+      send_error(res, ApiError(503, "Loading model", "unavailable_error"));
+  });
+  const auto model_json = [this] {
+    return json{{"id", model_.id},
+                {"object", "model"},
+                {"created", model_.created},
+                {"owned_by", "tinylm"}};
+  };
+  s.Get("/v1/models", [model_json](const httplib::Request&, httplib::Response& res) {
+    send_json(res, {{"object", "list"}, {"data", json::array({model_json()})}});
+  });
+  s.Get(R"(/v1/models/(.+))",
+        [this, model_json](const httplib::Request& req, httplib::Response& res) {
+          if (req.matches[1] != model_.id)
+            throw ApiError(404, "The model '" + std::string(req.matches[1]) + "' does not exist",
+                           "invalid_request_error", "model", "model_not_found");
+          send_json(res, model_json());
+        });
+  s.Get("/props", [this](const httplib::Request&, httplib::Response& res) {
+    const GPTConfig& c = model_.model->config();
+    send_json(res, {{"model", model_.id},
+                    {"source", model_.source},
+                    {"shape",
+                     {{"n_layer", c.n_layer},
+                      {"n_head", c.n_head},
+                      {"d_model", c.d_model},
+                      {"vocab_size", c.vocab_size},
+                      {"block_size", c.block_size}}},
+                    {"tokenizer", model_.tokenizer->kind()},
+                    {"chat_template", model_.chat_template.name},
+                    {"chat_stops", model_.chat_template.stops()},
+                    {"slots", engine_->parallel()},
+                    {"context", engine_->context()},
+                    {"defaults",
+                     {{"max_tokens", 16}, {"temperature", 1.0}, {"top_p", 1.0}, {"top_k", 0}}}});
+  });
+  s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(metrics(), "text/plain; version=0.0.4");
+  });
+  s.Post("/tokenize", [this](const httplib::Request& req, httplib::Response& res) {
+    const json body = parse_body(req.body);
+    if (!body.is_object() || !body.contains("content") || !body["content"].is_string())
+      throw bad_field("content", "'content' must be a string");
+    const std::vector<int32_t> ids = model_.tokenizer->encode(body["content"].get<std::string>());
+    json tokens = json::array();
+    const bool pieces = body.value("with_pieces", false);
+    for (int32_t id : ids) {
+      if (!pieces) {
+        tokens.push_back(id);
+        continue;
+      }
+      const std::string piece = model_.tokenizer->decode_piece(id, false);
+      json bytes = json::array();
+      for (unsigned char ch : piece) bytes.push_back(ch);
+      tokens.push_back({{"id", id}, {"piece", piece}, {"bytes", bytes}});
+    }
+    send_json(res, {{"tokens", tokens}});
+  });
+  s.Post("/detokenize", [this](const httplib::Request& req, httplib::Response& res) {
+    const json body = parse_body(req.body);
+    if (!body.is_object() || !body.contains("tokens") || !body["tokens"].is_array())
+      throw bad_field("tokens", "'tokens' must be a list of token ids");
+    std::vector<int32_t> ids;
+    for (const json& id : body["tokens"]) {
+      if (!id.is_number_integer() || id.get<int64_t>() < 0 ||
+          id.get<int64_t>() >= model_.tokenizer->vocab_size())
+        throw bad_field("tokens", "'tokens' must hold ids in [0, " +
+                                      std::to_string(model_.tokenizer->vocab_size()) + ")");
+      ids.push_back(static_cast<int32_t>(id.get<int64_t>()));
+    }
+    send_json(res, {{"content", model_.tokenizer->decode(ids)}});
+  });
+  for (auto [path, api] :
+       {std::pair{"/v1/completions", Api::kCompletions}, {"/v1/chat/completions", Api::kChat}}) {
+    s.Post(path, [this, api](const httplib::Request& req, httplib::Response& res) {
+      answer_completion(api, model_, *engine_, req, res, options_.request_timeout_seconds);
+    });
+  }
+}
+
+std::string Server::metrics() const {
+  const EngineStats st = engine_->stats();
+  std::ostringstream out;
+  const auto metric = [&](const char* name, const char* type, const char* help, auto value) {
+    out << "# HELP " << name << ' ' << help << "\n# TYPE " << name << ' ' << type << '\n'
+        << name << ' ' << value << '\n';
+  };
+  out << "# HELP tinylm_requests_total HTTP requests answered, by route and status\n"
+         "# TYPE tinylm_requests_total counter\n";
+  {
+    std::lock_guard lock(count_mutex_);
+    for (const auto& [key, n] : requests_)
+      out << "tinylm_requests_total{route=\"" << key.first << "\",status=\"" << key.second << "\"} "
+          << n << '\n';
+  }
+  metric("tinylm_prompt_tokens_total", "counter", "prompt tokens prefilled", st.prompt_tokens);
+  metric("tinylm_generated_tokens_total", "counter", "tokens generated", st.generated_tokens);
+  metric("tinylm_generations_total", "counter", "generations finished", st.requests_done);
+  metric("tinylm_generations_cancelled_total", "counter",
+         "generations cancelled (client gone, timeout)", st.cancelled);
+  metric("tinylm_decode_steps_total", "counter", "batched decoding steps", st.decode_steps);
+  metric("tinylm_slots", "gauge", "slots (--parallel)", st.slots);
+  metric("tinylm_slots_busy", "gauge", "slots generating now", st.busy);
+  metric("tinylm_queue_length", "gauge", "generations waiting for a slot", st.queued);
+  metric("tinylm_time_to_first_token_seconds_sum", "counter",
+         "seconds from taking a slot to the first token, summed", st.first_token_seconds_sum);
+  metric("tinylm_time_to_first_token_seconds_count", "counter", "generations timed",
+         st.requests_done);
+  metric(
+      "tinylm_tokens_per_second", "gauge", "generated tokens per second of decoding",
+      st.decode_seconds > 0 ? static_cast<double>(st.generated_tokens) / st.decode_seconds : 0.0);
+  return out.str();
+}
+
+}  // namespace tinylm::serve

@@ -1,0 +1,78 @@
+// `tinylm serve`'s HTTP side (cpp-httplib): the routes of the OpenAI API and llama.cpp's
+// server that tinylm answers, the API key, CORS, limits, and the errors every route
+// answers with ({"error": {...}}, api_error.h). Handler threads parse, check and queue
+// work on the engine; only the engine's loop touches the model.
+//   GET  /health                     200 {"status":"ok"} (503 while the model loads)
+//   GET  /v1/models, /v1/models/{id}
+//   GET  /props, /metrics             (shape and defaults; Prometheus text)
+//   POST /v1/completions, /v1/chat/completions   (completion_routes.h)
+//   POST /tokenize, /detokenize       (llama.cpp's shapes)
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "serve/chat_template.h"
+#include "serve/engine.h"
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace tinylm::serve {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;          // 0: any free port (tests)
+  std::string api_key;      // "": no key needed
+  std::string cors_origin;  // "": no CORS headers
+  size_t max_body_bytes = 1 << 20;
+  int request_timeout_seconds = 600;  // a request still running then is cancelled
+};
+
+// The model a server answers with, once loaded.
+struct ServedModel {
+  std::string id;  // what /v1/models lists and requests name (--alias, else the source)
+  std::string source;
+  const GPT* model = nullptr;
+  const Tokenizer* tokenizer = nullptr;
+  ChatTemplate chat_template;
+  int64_t created = 0;  // unix seconds
+};
+
+class Server {
+ public:
+  explicit Server(ServerOptions options);
+  ~Server();
+  // Binds the socket; returns the port (the chosen one for port 0). InputError when the
+  // address cannot be bound.
+  int bind();
+  // Serves until stop(); run it on its own thread. /health says 503 until ready().
+  void run();
+  // The model is loaded: every route answers from now on.
+  void ready(const ServedModel& model, Engine& engine);
+  // Stops accepting; requests in flight finish (the engine keeps running).
+  void stop();
+
+ private:
+  void routes();
+  bool authorized(const httplib::Request& req) const;
+  void add_cors(const httplib::Request& req, httplib::Response& res) const;
+  void count(const httplib::Request& req, const httplib::Response& res);
+  std::string metrics() const;
+
+  ServerOptions options_;
+  std::unique_ptr<httplib::Server> http_;
+  std::atomic<bool> ready_{false};
+  ServedModel model_;
+  Engine* engine_ = nullptr;
+  mutable std::mutex count_mutex_;
+  std::map<std::pair<std::string, int>, int64_t> requests_;  // (route, status) -> count
+};
+
+}  // namespace tinylm::serve

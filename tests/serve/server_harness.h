@@ -1,0 +1,92 @@
+// A server on 127.0.0.1 (a free port) in the test's process, serving a model opened from
+// a source as `tinylm serve` opens it, with httplib's client for raw HTTP, and the
+// server-sent events of a stream split into their JSON payloads.
+#pragma once
+#include <httplib.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "open/open_model.h"
+#include "serve/engine.h"
+#include "serve/server.h"
+
+namespace tinylm::serve::testing {
+
+inline constexpr const char* kTinyGpt2 = TINYLM_SOURCE_DIR "/tests/fixtures/gpt2-tiny";
+
+class TestServer {
+ public:
+  explicit TestServer(ServerOptions server = {}, EngineOptions engine = {},
+                      const std::string& source = kTinyGpt2)
+      : TestServer(server, engine, open_model(source)) {}
+  TestServer(ServerOptions server, EngineOptions engine, OpenedModel loaded)
+      : loaded_(std::move(loaded)) {
+    server.port = 0;
+    engine_ = std::make_unique<Engine>(loaded_.language_model("test"), *loaded_.tokenizer, engine);
+    server_ = std::make_unique<Server>(server);
+    port_ = server_->bind();
+    thread_ = std::thread([this] { server_->run(); });
+    ServedModel served;
+    served.id = "tiny";
+    served.source = loaded_.title();
+    served.model = loaded_.lm.get();
+    served.tokenizer = loaded_.tokenizer.get();
+    served.chat_template = plain_template();
+    server_->ready(served, *engine_);
+  }
+  ~TestServer() {
+    server_->stop();
+    thread_.join();
+  }
+  httplib::Client client() const {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(60);
+    return c;
+  }
+  int port() const { return port_; }
+  Engine& engine() { return *engine_; }
+  OpenedModel& model() { return loaded_; }
+
+ private:
+  OpenedModel loaded_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+// The payloads of "data: ..." events; the last one is "[DONE]" in a complete stream.
+inline std::vector<std::string> sse_payloads(const std::string& body) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < body.size()) {
+    const size_t end = body.find("\n\n", at);
+    if (end == std::string::npos) break;
+    const std::string event = body.substr(at, end - at);
+    if (event.rfind("data: ", 0) == 0) out.push_back(event.substr(6));
+    at = end + 2;
+  }
+  return out;
+}
+
+inline nlohmann::json json_of(const httplib::Result& r) {
+  return nlohmann::json::parse(r->body);
+}
+
+// gpt2-tiny's tokenizer with a larger random model (context 1024): slow enough that a
+// long generation is still running when a test acts on it.
+inline OpenedModel slow_model() {
+  OpenedModel m = open_model(kTinyGpt2);
+  GPTConfig c = m.lm->config();
+  c.block_size = 1024, c.d_model = 128, c.n_layer = 4, c.n_head = 4;
+  m.lm = std::make_unique<GPT>(c);
+  Rng rng(1);
+  m.lm->init(rng);
+  return m;
+}
+
+}  // namespace tinylm::serve::testing

@@ -19,8 +19,8 @@ int32_t argmax(const float* logits, int64_t V) {
   return static_cast<int32_t>(std::max_element(logits, logits + V) - logits);
 }
 
-int32_t sample_next(const float* logits, int64_t V, const SamplingOptions& o, Rng& rng) {
-  if (o.greedy) return argmax(logits, V);
+SamplingCandidates sampling_candidates(const float* logits, int64_t V, const SamplingOptions& o) {
+  if (o.greedy) return {{argmax(logits, V)}, {1.0}, 1.0};
   // Candidate ids, most likely first (stable: ties keep the lower id first).
   std::vector<int32_t> order(V);
   std::iota(order.begin(), order.end(), 0);
@@ -55,13 +55,21 @@ int32_t sample_next(const float* logits, int64_t V, const SamplingOptions& o, Rn
     total = 0;
     for (int64_t i = 0; i < keep; ++i) total += probs[i];
   }
-  const double u = rng.uniform() * total;
+  order.resize(keep);
+  probs.resize(keep);
+  return {std::move(order), std::move(probs), total};
+}
+
+int32_t sample_next(const float* logits, int64_t V, const SamplingOptions& o, Rng& rng) {
+  if (o.greedy) return argmax(logits, V);
+  const SamplingCandidates c = sampling_candidates(logits, V, o);
+  const double u = rng.uniform() * c.total;
   double cumulative = 0;
-  for (int64_t i = 0; i < keep; ++i) {
-    cumulative += probs[i];
-    if (u < cumulative) return order[i];
+  for (size_t i = 0; i < c.ids.size(); ++i) {
+    cumulative += c.weights[i];
+    if (u < cumulative) return c.ids[i];
   }
-  return order[keep - 1];
+  return c.ids.back();
 }
 
 }  // namespace tinylm

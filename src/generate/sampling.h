@@ -7,6 +7,7 @@
 // Sampling draws one uniform number from rng per token, so a seed fixes the output.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "util/rng.h"
 
@@ -23,6 +24,16 @@ struct SamplingOptions {
 void validate(const SamplingOptions& o);
 
 int32_t argmax(const float* logits, int64_t V);
+
+// The tokens sampling may choose and their weights, after temperature, top-k and top-p:
+// ids most likely first, P(ids[i]) = weights[i] / total (greedy: the argmax alone).
+struct SamplingCandidates {
+  std::vector<int32_t> ids;
+  std::vector<double> weights;
+  double total = 0.0;
+};
+SamplingCandidates sampling_candidates(const float* logits, int64_t V, const SamplingOptions& o);
+// Draws from sampling_candidates (one uniform number; none for greedy).
 int32_t sample_next(const float* logits, int64_t V, const SamplingOptions& o, Rng& rng);
 
 }  // namespace tinylm

@@ -142,8 +142,34 @@ EngineStats Engine::stats() const {
   return stats_;
 }
 
+void Engine::run_exclusive(const std::function<void(GPT&)>& task) {
+  std::packaged_task<void()> work([&] { task(model_); });
+  std::future<void> done = work.get_future();
+  {
+    std::lock_guard lock(mutex_);
+    require(!stopping_, "the server is shutting down");
+    tasks_.push_back(std::move(work));
+  }
+  wake_.notify_all();
+  done.get();
+}
+
+void Engine::run_tasks() {
+  for (;;) {
+    std::packaged_task<void()> task;
+    {
+      std::lock_guard lock(mutex_);
+      if (tasks_.empty()) return;
+      task = std::move(tasks_.front());
+      tasks_.pop_front();
+    }
+    task();
+  }
+}
+
 void Engine::loop() {
   for (;;) {
+    run_tasks();
     admit();
     drop_cancelled();
     const bool busy = std::any_of(slots_.begin(), slots_.end(), [](auto& s) { return s->job; });
@@ -152,8 +178,8 @@ void Engine::loop() {
       continue;
     }
     std::unique_lock lock(mutex_);
-    if (stopping_ && queue_.empty()) return;
-    wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (stopping_ && queue_.empty() && tasks_.empty()) return;
+    wake_.wait(lock, [&] { return stopping_ || !queue_.empty() || !tasks_.empty(); });
   }
 }
 

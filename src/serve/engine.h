@@ -12,6 +12,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -100,6 +102,10 @@ class Engine {
   // answers 503). InputError for a request it cannot run: an empty prompt, ids outside
   // the vocabulary, prompt + max_tokens beyond the context, bad sampling settings.
   std::shared_ptr<Job> submit(GenerationRequest request);
+  // Runs task(model) on the loop's thread between two steps (the model is the loop's
+  // alone) and waits for it: the teaching routes read distributions and attention this
+  // way. Exceptions reach the caller.
+  void run_exclusive(const std::function<void(GPT&)>& task);
   // Finishes what is running and queued, then ends the loop (requests submitted later
   // are refused). Returns at once; the destructor waits.
   void stop();
@@ -119,6 +125,7 @@ class Engine {
   void emit(Slot& slot, const float* logits);  // chooses, sends, finishes if done
   void finish(Slot& slot, const std::string& reason, std::string text);
   void drop_cancelled();
+  void run_tasks();
 
   GPT& model_;
   const Tokenizer& tokenizer_;
@@ -129,6 +136,7 @@ class Engine {
   mutable std::mutex mutex_;  // guards queue_, stopping_, stats_
   std::condition_variable wake_;
   std::deque<std::pair<std::shared_ptr<Job>, GenerationRequest>> queue_;
+  std::deque<std::packaged_task<void()>> tasks_;  // run_exclusive's
   bool stopping_ = false;
   EngineStats stats_;
   std::thread thread_;

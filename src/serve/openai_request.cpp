@@ -128,13 +128,7 @@ CompletionParams common(const json& body) {
     if (!m->is_string()) throw bad_field("model", "'model' must be a string");
     p.model = m->get<std::string>();
   }
-  SamplingOptions& s = p.generation.sampling;
-  s.temperature = static_cast<float>(number(body, "temperature", 1.0, 0.0, 2.0));
-  s.greedy = s.temperature == 0.0f;
-  if (s.greedy) s.temperature = 1.0f;
-  s.top_p = static_cast<float>(number(body, "top_p", 1.0, 0.0, 1.0));
-  if (s.top_p <= 0.0f) throw bad_field("top_p", "'top_p' must be greater than 0");
-  s.top_k = integer(body, "top_k", 0, 0, std::numeric_limits<int32_t>::max());
+  p.generation.sampling = sampling_options(body);
   p.generation.stop = stop_texts(body);
   if (field(body, "seed")) {
     p.seeded = true;
@@ -206,6 +200,23 @@ std::vector<ChatMessage> messages(const json& body) {
 }
 
 }  // namespace
+
+SamplingOptions sampling_options(const json& body) {
+  SamplingOptions s;
+  s.temperature = static_cast<float>(number(body, "temperature", 1.0, 0.0, 2.0));
+  s.greedy = s.temperature == 0.0f;
+  if (s.greedy) s.temperature = 1.0f;
+  s.top_p = static_cast<float>(number(body, "top_p", 1.0, 0.0, 1.0));
+  if (s.top_p <= 0.0f) throw bad_field("top_p", "'top_p' must be greater than 0");
+  s.top_k = integer(body, "top_k", 0, 0, std::numeric_limits<int32_t>::max());
+  return s;
+}
+
+std::string text_field(const json& body, const char* key) {
+  const json* v = body.is_object() ? field(body, key) : nullptr;
+  if (!v || !v->is_string()) throw bad_field(key, std::string("'") + key + "' must be a string");
+  return v->get<std::string>();
+}
 
 json parse_body(const std::string& body) {
   try {

@@ -40,6 +40,11 @@ CompletionParams parse_completion_request(const nlohmann::json& body, const Toke
 CompletionParams parse_chat_request(const nlohmann::json& body, const Tokenizer& tok,
                                     const ChatTemplate& chat_template, int64_t context);
 
+// temperature (0..2, 0 = greedy), top_p (0..1], top_k (>= 0) of a request body.
+SamplingOptions sampling_options(const nlohmann::json& body);
+// body[key] as a string (ApiError 400 naming key otherwise).
+std::string text_field(const nlohmann::json& body, const char* key);
+
 // The parsed body of any POST route: ApiError 400 for malformed JSON (or too deep).
 nlohmann::json parse_body(const std::string& body);
 

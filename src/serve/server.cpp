@@ -7,6 +7,7 @@
 #include "serve/api_error.h"
 #include "serve/completion_routes.h"
 #include "serve/openai_request.h"
+#include "serve/teaching_routes.h"
 #include "util/error.h"
 
 namespace tinylm::serve {
@@ -222,6 +223,12 @@ void Server::routes() {
       ids.push_back(static_cast<int32_t>(id.get<int64_t>()));
     }
     send_json(res, {{"content", model_.tokenizer->decode(ids)}});
+  });
+  s.Post("/tinylm/next-token", [this](const httplib::Request& req, httplib::Response& res) {
+    answer_next_token(model_, *engine_, req, res);
+  });
+  s.Post("/tinylm/attention", [this](const httplib::Request& req, httplib::Response& res) {
+    answer_attention(model_, *engine_, req, res);
   });
   for (auto [path, api] :
        {std::pair{"/v1/completions", Api::kCompletions}, {"/v1/chat/completions", Api::kChat}}) {

@@ -7,6 +7,7 @@
 //   GET  /props, /metrics             (shape and defaults; Prometheus text)
 //   POST /v1/completions, /v1/chat/completions   (completion_routes.h)
 //   POST /tokenize, /detokenize       (llama.cpp's shapes)
+//   POST /tinylm/next-token, /tinylm/attention   (what the playground draws: teaching_routes.h)
 #pragma once
 #include <atomic>
 #include <cstdint>

@@ -358,5 +358,51 @@ TEST(Server, ADisconnectingClientFreesItsSlot) {
             std::string::npos);
 }
 
+// The teaching routes: the distribution before and after the samplers, and attention.
+TEST(Server, NextTokenDistributionBeforeAndAfterTheSamplers) {
+  TestServer server;
+  auto c = server.client();
+  const json r = json_of(post(c, "/tinylm/next-token",
+                              {{"prompt", "Hello there"}, {"top_k", 5}, {"temperature", 0.5},
+                               {"top", 10}}));
+  EXPECT_EQ(r["tokens"].size(), server.model().tokenizer->encode("Hello there").size());
+  ASSERT_EQ(r["before"].size(), 10u);
+  ASSERT_EQ(r["after"].size(), 5u);  // top-k 5 leaves five
+  EXPECT_EQ(r["candidates"], 5);
+  double after_sum = 0.0;
+  for (const json& t : r["after"]) after_sum += t["prob"].get<double>();
+  EXPECT_NEAR(after_sum, 1.0, 1e-9);
+  // The same tokens lead; a temperature below 1 sharpens the first one's share.
+  EXPECT_EQ(r["after"][0]["id"], r["before"][0]["id"]);
+  EXPECT_GT(r["after"][0]["prob"].get<double>(), r["before"][0]["prob"].get<double>());
+  const json greedy = json_of(post(c, "/tinylm/next-token", {{"prompt", "Hello"}, {"temperature", 0}}));
+  ASSERT_EQ(greedy["after"].size(), 1u);
+  EXPECT_EQ(greedy["after"][0]["prob"], 1.0);
+  expect_error(post(c, "/tinylm/next-token", {{"prompt", ""}}), 400, "prompt");
+  expect_error(post(c, "/tinylm/next-token", {{"prompt", "a"}, {"top", 0}}), 400, "top");
+}
+
+TEST(Server, AttentionPerLayerAndHead) {
+  TestServer server;
+  auto c = server.client();
+  const json r = json_of(post(c, "/tinylm/attention", {{"prompt", "The cat sat on the mat"}}));
+  const size_t T = r["tokens"].size();
+  EXPECT_EQ(r["layers"], 2);
+  EXPECT_EQ(r["heads"], 4);
+  ASSERT_EQ(r["attention"].size(), 2u);
+  ASSERT_EQ(r["attention"][1].size(), 4u);
+  const json& rows = r["attention"][1][3];
+  ASSERT_EQ(rows.size(), T);
+  for (size_t q = 0; q < T; ++q) {
+    double sum = 0.0;
+    for (size_t k = 0; k < T; ++k) {
+      if (k > q) EXPECT_EQ(rows[q][k], 0.0);  // causal
+      sum += rows[q][k].get<double>();
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+  }
+  expect_error(post(c, "/tinylm/attention", {{"text", "x"}}), 400, "prompt");
+}
+
 }  // namespace
 }  // namespace tinylm::serve

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "serve/api_error.h"
+#include "serve/playground_html.h"  // generated from playground.html
 #include "serve/completion_routes.h"
 #include "serve/openai_request.h"
 #include "serve/teaching_routes.h"
@@ -34,7 +35,7 @@ bool same_secret(const std::string& a, const std::string& b) {
 }
 
 bool is_public(const std::string& path) {
-  return path == "/health" || path == "/v1/models" || path.rfind("/v1/models/", 0) == 0;
+  return path == "/" || path == "/health" || path == "/v1/models" || path.rfind("/v1/models/", 0) == 0;
 }
 
 std::string status_text(int status) {
@@ -148,6 +149,13 @@ void Server::routes() {
   s.set_logger(
       [this](const httplib::Request& req, const httplib::Response& res) { count(req, res); });
 
+  s.Get("/", [](const httplib::Request&, httplib::Response& res) {
+    res.set_header("Cache-Control", "no-cache");
+    res.set_header("Content-Security-Policy",
+                   "default-src 'self'; style-src 'self' 'unsafe-inline'; "
+                   "script-src 'self' 'unsafe-inline'; connect-src *");
+    res.set_content(kPlaygroundHtml, "text/html; charset=utf-8");
+  });
   s.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
     if (ready_)
       send_json(res, {{"status", "ok"}});

@@ -2,6 +2,7 @@
 // server that tinylm answers, the API key, CORS, limits, and the errors every route
 // answers with ({"error": {...}}, api_error.h). Handler threads parse, check and queue
 // work on the engine; only the engine's loop touches the model.
+//   GET  /                           the playground (playground.html, embedded)
 //   GET  /health                     200 {"status":"ok"} (503 while the model loads)
 //   GET  /v1/models, /v1/models/{id}
 //   GET  /props, /metrics             (shape and defaults; Prometheus text)

@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "serve/api_error.h"
-#include "serve/playground_html.h"  // generated from playground.html
 #include "serve/completion_routes.h"
 #include "serve/openai_request.h"
+#include "serve/playground_html.h"  // generated from playground.html
 #include "serve/teaching_routes.h"
 #include "util/error.h"
 
@@ -35,7 +35,8 @@ bool same_secret(const std::string& a, const std::string& b) {
 }
 
 bool is_public(const std::string& path) {
-  return path == "/" || path == "/health" || path == "/v1/models" || path.rfind("/v1/models/", 0) == 0;
+  return path == "/" || path == "/health" || path == "/v1/models" ||
+         path.rfind("/v1/models/", 0) == 0;
 }
 
 std::string status_text(int status) {

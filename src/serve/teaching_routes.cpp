@@ -34,8 +34,8 @@ std::vector<int32_t> prompt_ids(const ServedModel& model, const json& body, int6
   }
   if (ids.empty()) throw bad_field("prompt", "'prompt' is empty");
   if (static_cast<int64_t>(ids.size()) > limit)
-    throw bad_field("prompt", "'prompt' is " + std::to_string(ids.size()) +
-                                  " tokens; at most " + std::to_string(limit) + " here");
+    throw bad_field("prompt", "'prompt' is " + std::to_string(ids.size()) + " tokens; at most " +
+                                  std::to_string(limit) + " here");
   return ids;
 }
 
@@ -124,10 +124,7 @@ void answer_attention(const ServedModel& model, Engine& engine, const httplib::R
   }
   json tokens = json::array();
   for (int32_t id : ids) tokens.push_back(model.tokenizer->decode_piece(id, false));
-  send(res, {{"tokens", tokens},
-             {"layers", maps.size()},
-             {"heads", H},
-             {"attention", layers}});
+  send(res, {{"tokens", tokens}, {"layers", maps.size()}, {"heads", H}, {"attention", layers}});
 }
 
 }  // namespace tinylm::serve

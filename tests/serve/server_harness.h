@@ -77,16 +77,21 @@ inline nlohmann::json json_of(const httplib::Result& r) {
   return nlohmann::json::parse(r->body);
 }
 
-// gpt2-tiny's tokenizer with a larger random model (context 1024): slow enough that a
-// long generation is still running when a test acts on it.
-inline OpenedModel slow_model() {
+// gpt2-tiny's tokenizer with a random model of another shape.
+inline OpenedModel random_gpt2(int64_t block_size, int64_t d_model, int64_t n_layer) {
   OpenedModel m = open_model(kTinyGpt2);
   GPTConfig c = m.lm->config();
-  c.block_size = 1024, c.d_model = 128, c.n_layer = 4, c.n_head = 4;
+  c.block_size = block_size, c.d_model = d_model, c.n_layer = n_layer, c.n_head = 4;
   m.lm = std::make_unique<GPT>(c);
   Rng rng(1);
   m.lm->init(rng);
   return m;
+}
+
+// Slow enough (context 1024, 4 layers of 128) that a long generation is still running
+// when a test acts on it.
+inline OpenedModel slow_model() {
+  return random_gpt2(1024, 128, 4);
 }
 
 }  // namespace tinylm::serve::testing

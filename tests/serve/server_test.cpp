@@ -362,9 +362,9 @@ TEST(Server, ADisconnectingClientFreesItsSlot) {
 TEST(Server, NextTokenDistributionBeforeAndAfterTheSamplers) {
   TestServer server;
   auto c = server.client();
-  const json r = json_of(post(c, "/tinylm/next-token",
-                              {{"prompt", "Hello there"}, {"top_k", 5}, {"temperature", 0.5},
-                               {"top", 10}}));
+  const json r =
+      json_of(post(c, "/tinylm/next-token",
+                   {{"prompt", "Hello there"}, {"top_k", 5}, {"temperature", 0.5}, {"top", 10}}));
   EXPECT_EQ(r["tokens"].size(), server.model().tokenizer->encode("Hello there").size());
   ASSERT_EQ(r["before"].size(), 10u);
   ASSERT_EQ(r["after"].size(), 5u);  // top-k 5 leaves five
@@ -375,7 +375,8 @@ TEST(Server, NextTokenDistributionBeforeAndAfterTheSamplers) {
   // The same tokens lead; a temperature below 1 sharpens the first one's share.
   EXPECT_EQ(r["after"][0]["id"], r["before"][0]["id"]);
   EXPECT_GT(r["after"][0]["prob"].get<double>(), r["before"][0]["prob"].get<double>());
-  const json greedy = json_of(post(c, "/tinylm/next-token", {{"prompt", "Hello"}, {"temperature", 0}}));
+  const json greedy =
+      json_of(post(c, "/tinylm/next-token", {{"prompt", "Hello"}, {"temperature", 0}}));
   ASSERT_EQ(greedy["after"].size(), 1u);
   EXPECT_EQ(greedy["after"][0]["prob"], 1.0);
   expect_error(post(c, "/tinylm/next-token", {{"prompt", ""}}), 400, "prompt");

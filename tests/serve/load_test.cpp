@@ -1,0 +1,83 @@
+// 16 streaming clients at once on 8 slots, 64 tokens each: every one completes with the
+// text it gets alone, and the server's memory stays bounded over repeated rounds.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <future>
+
+#include "serve/server_harness.h"
+
+namespace tinylm::serve {
+namespace {
+
+using nlohmann::json;
+using testing::sse_payloads;
+using testing::TestServer;
+
+constexpr int kClients = 16;
+
+json body(int i) {
+  return {{"prompt", "Client " + std::to_string(i) + " says"},
+          {"max_tokens", 64},
+          {"seed", 1000 + i},
+          {"top_k", 50},
+          {"stream", true}};
+}
+
+// The streamed text of one request (and whether it ended with [DONE]).
+std::string stream_text(TestServer& server, int i, bool* done) {
+  auto c = server.client();
+  auto r = c.Post("/v1/completions", body(i).dump(), "application/json");
+  if (!r || r->status != 200) return "<no answer>";
+  std::string text;
+  *done = false;
+  for (const std::string& p : sse_payloads(r->body)) {
+    if (p == "[DONE]") {
+      *done = true;
+      continue;
+    }
+    const json chunk = json::parse(p);
+    if (!chunk["choices"].empty()) text += chunk["choices"][0]["text"].get<std::string>();
+  }
+  return text;
+}
+
+int64_t rss_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+std::vector<std::string> all_at_once(TestServer& server) {
+  std::vector<std::future<std::string>> clients;
+  for (int i = 0; i < kClients; ++i)
+    clients.push_back(std::async(std::launch::async, [&server, i] {
+      bool done = false;
+      std::string text = stream_text(server, i, &done);
+      return done ? text : "<no [DONE]>";
+    }));
+  std::vector<std::string> texts;
+  for (auto& c : clients) texts.push_back(c.get());
+  return texts;
+}
+
+TEST(Load, SixteenStreamingClientsGetTheirTextsAloneAndMemoryStaysBounded) {
+  TestServer server({}, {.parallel = 8, .queue_limit = 16}, testing::random_gpt2(128, 32, 2));
+  std::vector<std::string> alone;
+  for (int i = 0; i < kClients; ++i) {
+    bool done = false;
+    alone.push_back(stream_text(server, i, &done));
+    ASSERT_TRUE(done);
+  }
+  EXPECT_EQ(all_at_once(server), alone);  // the first round sizes every buffer
+  const int64_t before = rss_bytes();
+  for (int round = 0; round < 2; ++round) EXPECT_EQ(all_at_once(server), alone);
+  const int64_t after = rss_bytes();
+  EXPECT_LT(after - before, int64_t{32} << 20) << "RSS " << before << " -> " << after;
+  EXPECT_EQ(server.engine().stats().busy, 0);
+}
+
+}  // namespace
+}  // namespace tinylm::serve

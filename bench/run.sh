@@ -8,13 +8,15 @@
 #      trainable last:1 and all), tinylm beside PyTorch (1 and 2 threads);
 #   3. GPT-2 124M generation (batch 1, greedy, KV cache), tinylm and PyTorch (1 and 2
 #      threads), with the memory-bandwidth bound;
-#   4. GPT-2 BPE encoding speed, tinylm and npm tiktoken (bench/bpe.sh).
+#   4. GPT-2 BPE encoding speed, tinylm and npm tiktoken (bench/bpe.sh);
+#   5. `tinylm serve` with 1, 2, 4 and 8 concurrent streaming clients (GPT-2 124M shape,
+#      64-token prompts, 64 new tokens, 2 threads) beside tinylm's own generate.
 # Usage: bench/run.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$BUILD" --target train_step finetune_step generate_speed -j "$(nproc)" >/dev/null
+cmake --build "$BUILD" --target train_step finetune_step generate_speed serve_speed -j "$(nproc)" >/dev/null
 PY=/usr/bin/python3   # Debian's python3-torch lives here
 
 # Every figure below belongs to this CPU: hosts differ (Zen 4 runs 512-bit FMAs at half
@@ -58,3 +60,5 @@ echo "== generation, GPT-2 124M shape, prompt 64 tokens, 128 new tokens (tinylm 
 "$PY" bench/generate_speed_torch.py --prompt 64 --new 128 --threads 2
 echo "== GPT-2 BPE encoding"
 bash bench/bpe.sh "$BUILD"
+echo "== serving, GPT-2 124M shape, 64-token prompts, 64 new tokens, 2 threads, 8 slots"
+"$BUILD/serve_speed" --preset gpt2-124m --prompt 64 --new 64 --threads 2 --rounds 2

@@ -20,7 +20,13 @@ constexpr int64_t kLanes = 8;
 constexpr int kOutputs = 4;  // outputs per block (W rows read together)
 constexpr int kRows = 3;     // x rows per block: 12 accumulators, within 16 registers
 
-Lanes load(const float* p, int64_t n = kLanes) {  // n < kLanes: zero-padded
+Lanes load(const float* p) {
+  Lanes v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+Lanes load(const float* p, int64_t n) {  // the first n lanes, the rest zero
   Lanes v = {};
   std::memcpy(&v, p, static_cast<size_t>(n) * sizeof(float));
   return v;
@@ -37,15 +43,17 @@ void block(const float* x, const float* W, const float* b, float* y, int64_t C, 
   const float* w[kOutputs];
   for (int j = 0; j < kOutputs; ++j) w[j] = W + (o0 + std::min(j, outputs - 1)) * C;
   Lanes acc[NR][kOutputs] = {};
-  for (int64_t k = 0; k < C; k += kLanes) {
-    const int64_t n = std::min(kLanes, C - k);
+  const auto step = [&](int64_t k, int64_t n) {  // lanes k .. k + n - 1 (n < 8: zero-padded)
     Lanes xv[NR];
-    for (int i = 0; i < NR; ++i) xv[i] = load(x + i * C + k, n);
+    for (int i = 0; i < NR; ++i) xv[i] = n == kLanes ? load(x + i * C + k) : load(x + i * C + k, n);
     for (int j = 0; j < kOutputs; ++j) {
-      const Lanes wv = load(w[j] + k, n);
+      const Lanes wv = n == kLanes ? load(w[j] + k) : load(w[j] + k, n);
       for (int i = 0; i < NR; ++i) acc[i][j] += xv[i] * wv;
     }
-  }
+  };
+  int64_t k = 0;
+  for (; k + kLanes <= C; k += kLanes) step(k, kLanes);  // full steps: plain vector loads
+  if (k < C) step(k, C - k);
   for (int i = 0; i < NR; ++i)
     for (int j = 0; j < outputs; ++j)
       y[i * OC + o0 + j] = sum_lanes(acc[i][j]) + (b ? b[o0 + j] : 0.0f);

@@ -7,6 +7,7 @@
 
 #include "generate/stop_text_stream.h"
 #include "ops/matmul.h"
+#include "tensor/threads.h"
 #include "util/error.h"
 
 namespace tinylm::serve {
@@ -87,7 +88,10 @@ Engine::Engine(GPT& model, const Tokenizer& tokenizer, EngineOptions options)
   for (int64_t i = 0; i < options.parallel; ++i)
     slots_.push_back(std::make_unique<Slot>(model.config(), model.device()));
   stats_.slots = options.parallel;
-  thread_ = std::thread([this] { loop(); });
+  thread_ = std::thread([this, threads = options.threads] {
+    if (threads > 0) set_num_threads(threads);  // OpenMP's count is per thread
+    loop();
+  });
 }
 
 void Engine::check(const GenerationRequest& r) const {

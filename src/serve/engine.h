@@ -80,6 +80,7 @@ struct EngineOptions {
   int64_t parallel = 4;      // slots (sequences decoded together), 1..kRowInvariantMaxRows
   int64_t context = 0;       // positions per slot (0: the model's block_size)
   int64_t queue_limit = 64;  // requests waiting for a slot; beyond it, submit refuses
+  int threads = 0;           // the loop's threads for the model (0: all cores)
 };
 
 struct EngineStats {

@@ -136,6 +136,7 @@ CompletionParams common(const json& body) {
         body, "seed", 0, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()));
   }
   p.n = integer(body, "n", 1, 1, kMaxChoices);
+  p.generation.stop_at_eot = !boolean(body, "ignore_eos", false);
   p.stream = boolean(body, "stream", false);
   if (const json* o = field(body, "stream_options")) {
     if (!o->is_object()) throw bad_field("stream_options", "'stream_options' must be an object");

@@ -1,6 +1,5 @@
 #include "serve/serve.h"
 
-#include <omp.h>
 #include <pthread.h>
 
 #include <csignal>
@@ -52,7 +51,6 @@ std::string default_model_id(const std::string& source) {
 }
 
 int serve(const ServeOptions& options) {
-  if (options.threads > 0) omp_set_num_threads(options.threads);
   const sigset_t stop_signals = block_stop_signals();
   Server server(options.server);
   const int port = server.bind();
@@ -71,7 +69,9 @@ int serve(const ServeOptions& options) {
   OpenedModel loaded = open_model(options.source, open);
   GPT& model = loaded.language_model("tinylm serve");
   if (loaded.lora) loaded.merge_adapters();
-  Engine engine(model, *loaded.tokenizer, options.engine);
+  EngineOptions engine_options = options.engine;
+  engine_options.threads = options.threads;
+  Engine engine(model, *loaded.tokenizer, engine_options);
   ServedModel served;
   served.id = options.alias.empty() ? default_model_id(options.source) : options.alias;
   served.source = loaded.title();

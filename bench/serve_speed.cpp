@@ -30,7 +30,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+double seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
 
 struct Timing {
   Clock::time_point sent, first, last;  // request sent, first and last token received
@@ -45,8 +47,11 @@ Timing stream_one(int port, const std::vector<int32_t>& prompt, int64_t n_new) {
   httplib::Request req;
   req.method = "POST";
   req.path = "/v1/completions";
-  req.body = nlohmann::json({{"prompt", prompt}, {"max_tokens", n_new}, {"temperature", 0},
-                             {"ignore_eos", true}, {"stream", true},
+  req.body = nlohmann::json({{"prompt", prompt},
+                             {"max_tokens", n_new},
+                             {"temperature", 0},
+                             {"ignore_eos", true},
+                             {"stream", true},
                              {"stream_options", {{"include_usage", true}}}})
                  .dump();
   req.set_header("Content-Type", "application/json");
@@ -82,11 +87,16 @@ int main(int argc, char** argv) {
   int64_t prompt_len = 64, n_new = 64, threads = 2, rounds = 2;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--preset") preset = argv[i + 1];
-    else if (flag == "--prompt") prompt_len = std::atoll(argv[i + 1]);
-    else if (flag == "--new") n_new = std::atoll(argv[i + 1]);
-    else if (flag == "--threads") threads = std::atoll(argv[i + 1]);
-    else if (flag == "--rounds") rounds = std::atoll(argv[i + 1]);
+    if (flag == "--preset")
+      preset = argv[i + 1];
+    else if (flag == "--prompt")
+      prompt_len = std::atoll(argv[i + 1]);
+    else if (flag == "--new")
+      n_new = std::atoll(argv[i + 1]);
+    else if (flag == "--threads")
+      threads = std::atoll(argv[i + 1]);
+    else if (flag == "--rounds")
+      rounds = std::atoll(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;
@@ -99,7 +109,8 @@ int main(int argc, char** argv) {
   std::vector<std::vector<int32_t>> prompts;  // a different prompt per client
   for (int64_t k = 0; k < 8; ++k) {
     std::vector<int32_t> p(prompt_len);
-    for (int64_t i = 0; i < prompt_len; ++i) p[i] = static_cast<int32_t>((k * 7919 + i * 104729) % V);
+    for (int64_t i = 0; i < prompt_len; ++i)
+      p[i] = static_cast<int32_t>((k * 7919 + i * 104729) % V);
     prompts.push_back(p);
   }
 

@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <random>
 
@@ -35,7 +36,8 @@ struct Choice {
   std::shared_ptr<Job> job;
   int64_t index = 0, prompt = 0;
   std::string text;
-  std::vector<GenerationEvent> tokens;  // kept for logprobs
+  std::vector<GenerationEvent> tokens;  // kept for logprobs (an echoed prompt's first)
+  size_t echoed = 0;                    // prompt tokens at the start of tokens
   GenerationEvent last;                 // the final event
   bool done = false, role_sent = false;
 };
@@ -109,10 +111,11 @@ json Answer::logprobs(const Choice& c, size_t from, size_t to) const {
     const GenerationEvent& e = c.tokens[i];
     if (i >= from) {
       tokens.push_back(piece(e.token));
-      token_logprobs.push_back(e.logprob);
       json alternatives = json::object();
       for (const TokenLogprob& t : e.top) alternatives[piece(t.id)] = t.logprob;
-      top.push_back(alternatives);
+      const bool scored = !std::isnan(e.logprob);  // an echoed prompt's first token is not
+      token_logprobs.push_back(scored ? json(e.logprob) : json(nullptr));
+      top.push_back(scored ? alternatives : json(nullptr));
       offsets.push_back(offset);
     }
     offset += piece(e.token).size();
@@ -143,9 +146,33 @@ bool Answer::poll(Choice& c, GenerationEvent& e, std::chrono::milliseconds wait)
   return c.job->next(e, wait);
 }
 
+// The prompt's own tokens scored, for echo with logprobs: the first has no
+// log-probability (NaN here, null in the answer, as OpenAI gives), each other one is
+// scored given the tokens before it (one forward on the engine's thread).
+std::vector<GenerationEvent> score_prompt(Engine& engine, const std::vector<int32_t>& prompt,
+                                          int top) {
+  std::vector<GenerationEvent> out(prompt.size());
+  engine.run_exclusive([&](GPT& gpt) {
+    const int64_t T = static_cast<int64_t>(prompt.size()), V = gpt.config().vocab_size;
+    const Tensor logits = gpt.forward(prompt.data(), 1, T).to(Device::kCpu);
+    for (int64_t t = 0; t < T; ++t) {
+      out[t].token = prompt[t];
+      out[t].logprob = std::nanf("");
+      if (t == 0) continue;
+      ScoredToken s = score_token(logits.data() + (t - 1) * V, V, prompt[t], top);
+      out[t].logprob = s.logprob;
+      out[t].top = std::move(s.top);
+    }
+  });
+  return out;
+}
+
 // Queues one job per prompt and choice (ApiError 503 when the queue is full).
 void submit(Answer& a, Engine& engine) {
   for (size_t p = 0; p < a.params.prompts.size(); ++p) {
+    std::vector<GenerationEvent> scored_prompt;
+    if (a.params.echo && a.params.logprobs >= 0)
+      scored_prompt = score_prompt(engine, a.params.prompts[p], a.params.logprobs);
     for (int64_t k = 0; k < a.params.n; ++k) {
       GenerationRequest r = a.params.generation;
       r.prompt = a.params.prompts[p];
@@ -165,6 +192,8 @@ void submit(Answer& a, Engine& engine) {
                        "server_error", "", "server_busy");
       }
       if (a.params.echo) c.text = a.model.tokenizer->decode(a.params.prompts[p]);
+      c.echoed = scored_prompt.size();
+      c.tokens = scored_prompt;
       a.choices.push_back(std::move(c));
     }
   }
@@ -239,7 +268,7 @@ void answer_as_stream(std::shared_ptr<Answer> a, httplib::Response& res) {
             json chunk = a->head();
             chunk["choices"] = json::array({{{"index", c.index},
                                              {"text", c.text},
-                                             {"logprobs", nullptr},
+                                             {"logprobs", a->logprobs(c, 0, c.echoed)},
                                              {"finish_reason", nullptr}}});
             if (!write("data: " + dump(chunk) + "\n\n")) return false;
           }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <optional>
 
 #include "generate/stop_text_stream.h"
@@ -15,27 +14,6 @@ namespace tinylm::serve {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// log-softmax of logits [V] at id, and the k most likely tokens (ties: lower id first).
-float log_softmax_at(const float* logits, int64_t V, int32_t id, double* log_sum) {
-  const float max = *std::max_element(logits, logits + V);
-  double sum = 0.0;
-  for (int64_t v = 0; v < V; ++v) sum += std::exp(static_cast<double>(logits[v] - max));
-  *log_sum = static_cast<double>(max) + std::log(sum);
-  return static_cast<float>(logits[id] - *log_sum);
-}
-
-std::vector<TokenLogprob> most_likely(const float* logits, int64_t V, int k, double log_sum) {
-  std::vector<int32_t> ids(static_cast<size_t>(V));
-  std::iota(ids.begin(), ids.end(), 0);
-  k = static_cast<int>(std::min<int64_t>(k, V));
-  std::partial_sort(ids.begin(), ids.begin() + k, ids.end(), [&](int32_t a, int32_t b) {
-    return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
-  });
-  std::vector<TokenLogprob> top;
-  for (int i = 0; i < k; ++i) top.push_back({ids[i], static_cast<float>(logits[ids[i]] - log_sum)});
-  return top;
-}
 
 GenerationEvent aborted() {
   GenerationEvent e;
@@ -253,9 +231,9 @@ void Engine::emit(Slot& slot, const float* logits) {
   event.token =
       r.sampling.greedy ? argmax(logits, V) : sample_next(logits, V, r.sampling, slot.rng);
   if (r.top_logprobs >= 0) {
-    double log_sum = 0.0;
-    event.logprob = log_softmax_at(logits, V, event.token, &log_sum);
-    event.top = most_likely(logits, V, r.top_logprobs, log_sum);
+    ScoredToken scored = score_token(logits, V, event.token, r.top_logprobs);
+    event.logprob = scored.logprob;
+    event.top = std::move(scored.top);
   }
   if (++slot.generated == 1)
     slot.first_token_seconds = std::chrono::duration<double>(Clock::now() - slot.started).count();

@@ -22,6 +22,7 @@
 
 #include "generate/sampling.h"
 #include "model/gpt.h"
+#include "serve/logprobs.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tinylm::serve {
@@ -34,11 +35,6 @@ struct GenerationRequest {
   std::vector<std::string> stop;  // stop texts: the text ends before the first one
   bool stop_at_eot = true;        // <|endoftext|> ends the text (and is not in it)
   int top_logprobs = -1;          // -1: none; k >= 0: the chosen token's and k others
-};
-
-struct TokenLogprob {
-  int32_t id = 0;
-  float logprob = 0.0f;
 };
 
 // One per generated token, then one final event (done). Log-probabilities are the

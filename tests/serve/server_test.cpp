@@ -235,6 +235,33 @@ TEST(Server, LogprobsInBothShapes) {
   }
 }
 
+// echo + logprobs + max_tokens 0 scores a prompt: the first token has none, each other
+// one its log-probability given the tokens before it (the same as when it is generated).
+TEST(Server, EchoWithLogprobsScoresThePrompt) {
+  TestServer server;
+  auto c = server.client();
+  const Tokenizer& tok = *server.model().tokenizer;
+  const json one = json_of(
+      post(c, "/v1/completions",
+           {{"prompt", "Hello there"}, {"max_tokens", 1}, {"temperature", 0}, {"logprobs", 1}}));
+  const double generated = one["choices"][0]["logprobs"]["token_logprobs"][0];
+  std::vector<int32_t> ids = tok.encode("Hello there");
+  ids.push_back(tok.encode(one["choices"][0]["text"].get<std::string>())[0]);
+  const json scored = json_of(post(
+      c, "/v1/completions", {{"prompt", ids}, {"max_tokens", 0}, {"echo", true}, {"logprobs", 2}}));
+  const json& choice = scored["choices"][0];
+  EXPECT_EQ(choice["text"], tok.decode(ids));
+  EXPECT_EQ(choice["finish_reason"], "length");
+  const json& lp = choice["logprobs"];
+  ASSERT_EQ(lp["tokens"].size(), ids.size());
+  EXPECT_TRUE(lp["token_logprobs"][0].is_null());
+  EXPECT_TRUE(lp["top_logprobs"][0].is_null());
+  EXPECT_NEAR(lp["token_logprobs"].back().get<double>(), generated, 1e-4);
+  EXPECT_EQ(lp["top_logprobs"][1].size(), 2u);
+  EXPECT_EQ(lp["text_offset"][1], tok.decode({ids[0]}).size());
+  EXPECT_EQ(scored["usage"]["completion_tokens"], 0);
+}
+
 TEST(Server, BadRequestsGetOneClearErrorAndTheServerGoesOn) {
   TestServer server;
   auto c = server.client();

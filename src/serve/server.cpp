@@ -35,7 +35,7 @@ bool same_secret(const std::string& a, const std::string& b) {
 }
 
 bool is_public(const std::string& path) {
-  return path == "/" || path == "/health" || path == "/v1/models" ||
+  return path == "/" || path == "/favicon.ico" || path == "/health" || path == "/v1/models" ||
          path.rfind("/v1/models/", 0) == 0;
 }
 
@@ -156,6 +156,9 @@ void Server::routes() {
                    "default-src 'self'; style-src 'self' 'unsafe-inline'; "
                    "script-src 'self' 'unsafe-inline'; connect-src *");
     res.set_content(kPlaygroundHtml, "text/html; charset=utf-8");
+  });
+  s.Get("/favicon.ico", [](const httplib::Request&, httplib::Response& res) {
+    res.status = 204;  // no icon (a browser asks for one with every page)
   });
   s.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
     if (ready_)

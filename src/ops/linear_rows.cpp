@@ -37,9 +37,10 @@ float sum_lanes(Lanes v) {  // a fixed tree
 }
 
 // y[i, o0 + j] for i < NR rows, j < outputs (<= kOutputs).
-template <int NR>
+// next: the W rows of the following block, fetched into the cache meanwhile (with Fetch).
+template <int NR, bool Fetch>
 void block(const float* x, const float* W, const float* b, float* y, int64_t C, int64_t OC,
-           int64_t o0, int outputs) {
+           int64_t o0, int outputs, const float* next) {
   const float* w[kOutputs];
   for (int j = 0; j < kOutputs; ++j) w[j] = W + (o0 + std::min(j, outputs - 1)) * C;
   Lanes acc[NR][kOutputs] = {};
@@ -52,7 +53,11 @@ void block(const float* x, const float* W, const float* b, float* y, int64_t C, 
     }
   };
   int64_t k = 0;
-  for (; k + kLanes <= C; k += kLanes) step(k, kLanes);  // full steps: plain vector loads
+  for (; k + kLanes <= C; k += kLanes) {  // full steps: plain vector loads
+    if (Fetch && k % 16 == 0)             // one cache line of each next row per 2 steps
+      for (int j = 0; j < kOutputs; ++j) __builtin_prefetch(next + j * C + k);
+    step(k, kLanes);
+  }
   if (k < C) step(k, C - k);
   for (int i = 0; i < NR; ++i)
     for (int j = 0; j < outputs; ++j)
@@ -63,10 +68,20 @@ void block(const float* x, const float* W, const float* b, float* y, int64_t C, 
 void output_block(const float* x, const float* W, const float* b, float* y, int64_t N, int64_t C,
                   int64_t OC, int64_t o0) {
   const int outputs = static_cast<int>(std::min<int64_t>(kOutputs, OC - o0));
+  // The first rows stream this block's W from memory; while the others compute from the
+  // cache, the next block is fetched (when this one is not the last).
+  const bool more = o0 + 2 * kOutputs <= OC;
+  const float* next = more ? W + (o0 + kOutputs) * C : nullptr;
+  const auto rows = [&]<int NR>(int64_t n) {
+    if (n > 0 && more)
+      block<NR, true>(x + n * C, W, b, y + n * OC, C, OC, o0, outputs, next);
+    else
+      block<NR, false>(x + n * C, W, b, y + n * OC, C, OC, o0, outputs, next);
+  };
   int64_t n = 0;
-  for (; n + kRows <= N; n += kRows) block<kRows>(x + n * C, W, b, y + n * OC, C, OC, o0, outputs);
-  if (N - n == 2) block<2>(x + n * C, W, b, y + n * OC, C, OC, o0, outputs);
-  if (N - n == 1) block<1>(x + n * C, W, b, y + n * OC, C, OC, o0, outputs);
+  for (; n + kRows <= N; n += kRows) rows.template operator()<kRows>(n);
+  if (N - n == 2) rows.template operator()<2>(n);
+  if (N - n == 1) rows.template operator()<1>(n);
 }
 
 }  // namespace

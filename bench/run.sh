@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$BUILD" --target train_step finetune_step generate_speed serve_speed -j "$(nproc)" >/dev/null
+cmake --build "$BUILD" --target tinylm train_step finetune_step generate_speed serve_speed -j "$(nproc)" >/dev/null
 PY=/usr/bin/python3   # Debian's python3-torch lives here
 
 # Every figure below belongs to this CPU: hosts differ (Zen 4 runs 512-bit FMAs at half
@@ -61,4 +61,4 @@ echo "== generation, GPT-2 124M shape, prompt 64 tokens, 128 new tokens (tinylm 
 echo "== GPT-2 BPE encoding"
 bash bench/bpe.sh "$BUILD"
 echo "== serving, GPT-2 124M shape, 64-token prompts, 64 new tokens, 2 threads, 8 slots"
-"$BUILD/serve_speed" --preset gpt2-124m --prompt 64 --new 64 --threads 2 --rounds 2
+"$BUILD/serve_speed" --tinylm "$BUILD/tinylm" --preset gpt2-124m --prompt 64 --new 64 --threads 2 --rounds 2

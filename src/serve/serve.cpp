@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <memory>
 #include <thread>
 
 #include "open/open_model.h"
@@ -26,11 +27,6 @@ sigset_t block_stop_signals() {
   return set;
 }
 
-ChatTemplate template_of(const OpenedModel& m) {
-  const bool instruct = m.finetune_config && m.finetune_config->task == "instruct";
-  return instruct ? alpaca_template() : plain_template();
-}
-
 // Waits up to `seconds` for the engine to go idle, then cancels what is left.
 void drain(Engine& engine, int seconds) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
@@ -44,6 +40,11 @@ void drain(Engine& engine, int seconds) {
 
 }  // namespace
 
+ChatTemplate chat_template_for(const OpenedModel& m) {
+  const bool instruct = m.finetune_config && m.finetune_config->task == "instruct";
+  return instruct ? alpaca_template() : plain_template();
+}
+
 std::string default_model_id(const std::string& source) {
   std::filesystem::path p(source);
   while (!p.empty() && p.filename().empty()) p = p.parent_path();  // a trailing '/'
@@ -52,17 +53,28 @@ std::string default_model_id(const std::string& source) {
 
 int serve(const ServeOptions& options) {
   const sigset_t stop_signals = block_stop_signals();
-  Server server(options.server);
+  auto owned = std::make_unique<Server>(options.server);
+  Server& server = *owned;
   const int port = server.bind();
-  std::thread http([&] { server.run(); });
+  std::thread http([&server] { server.run(); });
   struct Joiner {  // the HTTP thread ends however this function ends
-    Server& s;
+    std::unique_ptr<Server>& s;
     std::thread& t;
     ~Joiner() {
-      s.stop();
-      if (t.joinable()) t.join();
+      if (!t.joinable()) return;
+      s->stop();
+      // When the model fails to load, the thread has only just started listening, and
+      // httplib's stop can miss a listen that is just beginning: the process is about to
+      // exit with the error, so a thread still there after 2 s is left to it, with the
+      // server it uses (never freed under it).
+      if (s->wait_stopped(std::chrono::seconds(2))) {
+        t.join();
+      } else {
+        t.detach();
+        (void)s.release();
+      }
     }
-  } joiner{server, http};
+  } joiner{owned, http};
 
   OpenOptions open;
   open.option = options.option;
@@ -77,7 +89,7 @@ int serve(const ServeOptions& options) {
   served.source = loaded.title();
   served.model = &model;
   served.tokenizer = loaded.tokenizer.get();
-  served.chat_template = template_of(loaded);
+  served.chat_template = chat_template_for(loaded);
   served.created = std::time(nullptr);
   server.ready(served, engine);
   std::printf("tinylm serve: %s as '%s' on http://%s:%d (%lld slots, context %lld, %s template)\n",

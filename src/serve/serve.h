@@ -6,6 +6,7 @@
 #pragma once
 #include <string>
 
+#include "open/open_model.h"
 #include "serve/engine.h"
 #include "serve/server.h"
 
@@ -22,6 +23,9 @@ struct ServeOptions {
 };
 
 int serve(const ServeOptions& options);
+
+// An instruct fine-tuning run's Alpaca template, the plain one for every other model.
+ChatTemplate chat_template_for(const OpenedModel& model);
 
 // The id a source is served under without --alias: the last part of its path
 // ("runs/shakespeare/" -> "shakespeare", "gpt2-124m" -> "gpt2-124m").

@@ -2,7 +2,9 @@
 
 #include <httplib.h>
 
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 #include "serve/api_error.h"
 #include "serve/completion_routes.h"
@@ -79,6 +81,15 @@ void Server::ready(const ServedModel& model, Engine& engine) {
   model_ = model;
   engine_ = &engine;
   ready_ = true;
+}
+
+bool Server::wait_stopped(std::chrono::milliseconds timeout) const {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (running_) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
 }
 
 void Server::stop() {

@@ -11,6 +11,7 @@
 //   POST /tinylm/next-token, /tinylm/attention   (what the playground draws: teaching_routes.h)
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -58,8 +59,11 @@ class Server {
   void run();
   // The model is loaded: every route answers from now on.
   void ready(const ServedModel& model, Engine& engine);
-  // Stops accepting; requests in flight finish (the engine keeps running).
+  // Stops accepting; requests in flight finish (the engine keeps running). Safe before,
+  // during and after run() starts.
   void stop();
+  // Whether run() has returned within timeout (after stop(): the requests in flight done).
+  bool wait_stopped(std::chrono::milliseconds timeout) const;
 
  private:
   void routes();
@@ -71,6 +75,7 @@ class Server {
   ServerOptions options_;
   std::unique_ptr<httplib::Server> http_;
   std::atomic<bool> ready_{false};
+  std::atomic<bool> running_{false}, stop_requested_{false};  // run() and stop() meeting
   ServedModel model_;
   Engine* engine_ = nullptr;
   mutable std::mutex count_mutex_;

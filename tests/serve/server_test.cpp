@@ -353,6 +353,38 @@ TEST(Server, BodyLimit) {
   EXPECT_EQ(c.Get("/health")->status, 200);
 }
 
+// /metrics has `name value` for name (the first such line).
+std::string metric(httplib::Client& c, const std::string& name) {
+  const std::string body = c.Get("/metrics")->body;
+  const size_t at = body.find("\n" + name + " ");
+  return at == std::string::npos
+             ? ""
+             : body.substr(at + name.size() + 2, body.find('\n', at + 1) - at - name.size() - 2);
+}
+
+// With the one slot busy and the queue (of one) full, the next request gets 503 in
+// OpenAI's error shape; the ones in flight finish.
+TEST(Server, AFullQueueAnswers503) {
+  TestServer server({}, {.parallel = 1, .queue_limit = 1}, testing::slow_model());
+  auto c = server.client();
+  const json body = {{"prompt", "a"}, {"max_tokens", 1000}};
+  const auto send = [&server, body] {
+    auto own = server.client();
+    return post(own, "/v1/completions", body)->status;
+  };
+  auto running = std::async(std::launch::async, send);
+  for (int i = 0; i < 400 && metric(c, "tinylm_slots_busy") != "1"; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  auto waiting = std::async(std::launch::async, send);
+  for (int i = 0; i < 400 && metric(c, "tinylm_queue_length") != "1"; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const auto refused = post(c, "/v1/completions", body);
+  expect_error(refused, 503);
+  EXPECT_EQ(json_of(refused)["error"]["code"], "server_busy");
+  EXPECT_EQ(running.get(), 200);
+  EXPECT_EQ(waiting.get(), 200);
+}
+
 // A client that goes away in the middle of a stream frees its slot (seen in /metrics).
 TEST(Server, ADisconnectingClientFreesItsSlot) {
   TestServer server({}, {.parallel = 1}, testing::slow_model());

@@ -74,7 +74,9 @@ int Server::bind() {
 }
 
 void Server::run() {
-  http_->listen_after_bind();
+  running_ = true;
+  if (!stop_requested_) http_->listen_after_bind();
+  running_ = false;
 }
 
 void Server::ready(const ServedModel& model, Engine& engine) {
@@ -93,6 +95,10 @@ bool Server::wait_stopped(std::chrono::milliseconds timeout) const {
 }
 
 void Server::stop() {
+  stop_requested_ = true;
+  // httplib's stop() only stops a server that listens: wait until run() has started
+  // listening (or has seen the request and returned).
+  while (running_ && !http_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   http_->stop();
 }
 

@@ -26,11 +26,6 @@ std::string random_id(const char* prefix) {
   return id;
 }
 
-// Text for JSON: invalid UTF-8 (a token holding part of a character) becomes U+FFFD.
-std::string dump(const json& j) {
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
 // One choice of the answer as it is being generated.
 struct Choice {
   std::shared_ptr<Job> job;
@@ -84,11 +79,6 @@ json Answer::logprobs(const Choice& c, size_t from, size_t to) const {
   if (params.logprobs < 0) return nullptr;
   const Tokenizer& tok = *model.tokenizer;
   const auto piece = [&](int32_t id) { return tok.decode_piece(id, false); };
-  const auto bytes = [](const std::string& s) {
-    json b = json::array();
-    for (unsigned char ch : s) b.push_back(ch);
-    return b;
-  };
   if (api == Api::kChat) {
     json content = json::array();
     for (size_t i = from; i < to; ++i) {
@@ -96,10 +86,10 @@ json Answer::logprobs(const Choice& c, size_t from, size_t to) const {
       json top = json::array();
       for (const TokenLogprob& t : e.top)
         top.push_back(
-            {{"token", piece(t.id)}, {"logprob", t.logprob}, {"bytes", bytes(piece(t.id))}});
+            {{"token", piece(t.id)}, {"logprob", t.logprob}, {"bytes", byte_list(piece(t.id))}});
       content.push_back({{"token", piece(e.token)},
                          {"logprob", e.logprob},
-                         {"bytes", bytes(piece(e.token))},
+                         {"bytes", byte_list(piece(e.token))},
                          {"top_logprobs", top}});
     }
     return {{"content", content}};
@@ -219,7 +209,7 @@ void answer_at_once(Answer& a, httplib::Response& res) {
   body["choices"] = json::array();
   for (const Choice& c : a.choices) body["choices"].push_back(a.choice_json(c));
   body["usage"] = a.usage();
-  res.set_content(dump(body), "application/json");
+  send_json(res, body);
 }
 
 // The chunk(s) one event of c makes ("" when there is nothing to send).
@@ -228,7 +218,7 @@ std::string chunks(Answer& a, Choice& c, const GenerationEvent& e) {
   const auto send = [&](json choice) {
     json chunk = a.head();
     chunk["choices"] = json::array({std::move(choice)});
-    out += "data: " + dump(chunk) + "\n\n";
+    out += "data: " + json_text(chunk) + "\n\n";
   };
   const bool chat = a.api == Api::kChat;
   if (chat && !c.role_sent) {
@@ -270,7 +260,7 @@ void answer_as_stream(std::shared_ptr<Answer> a, httplib::Response& res) {
                                              {"text", c.text},
                                              {"logprobs", a->logprobs(c, 0, c.echoed)},
                                              {"finish_reason", nullptr}}});
-            if (!write("data: " + dump(chunk) + "\n\n")) return false;
+            if (!write("data: " + json_text(chunk) + "\n\n")) return false;
           }
         try {
           for (size_t done = 0; done < a->choices.size();) {
@@ -283,7 +273,7 @@ void answer_as_stream(std::shared_ptr<Answer> a, httplib::Response& res) {
             }
           }
         } catch (const ApiError& e) {
-          write("data: " + dump(e.body()) + "\n\n");
+          write("data: " + json_text(e.body()) + "\n\n");
           sink.done();
           return true;
         }
@@ -291,7 +281,7 @@ void answer_as_stream(std::shared_ptr<Answer> a, httplib::Response& res) {
           json chunk = a->head();
           chunk["choices"] = json::array();
           chunk["usage"] = a->usage();
-          if (!write("data: " + dump(chunk) + "\n\n")) return false;
+          if (!write("data: " + json_text(chunk) + "\n\n")) return false;
         }
         if (!write("data: [DONE]\n\n")) return false;
         sink.done();

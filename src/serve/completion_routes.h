@@ -12,12 +12,8 @@
 // same request answered at once. A client that goes away cancels its jobs.
 #pragma once
 #include "serve/engine.h"
+#include "serve/http_json.h"  // httplib::Request, Response
 #include "serve/server.h"
-
-namespace httplib {
-struct Request;
-struct Response;
-}  // namespace httplib
 
 namespace tinylm::serve {
 

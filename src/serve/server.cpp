@@ -8,6 +8,7 @@
 
 #include "serve/api_error.h"
 #include "serve/completion_routes.h"
+#include "serve/http_json.h"
 #include "serve/openai_request.h"
 #include "serve/playground_html.h"  // generated from playground.html
 #include "serve/teaching_routes.h"
@@ -18,11 +19,6 @@ namespace tinylm::serve {
 namespace {
 
 using nlohmann::json;
-
-void send_json(httplib::Response& res, const json& body, int status = 200) {
-  res.status = status;
-  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
-}
 
 void send_error(httplib::Response& res, const ApiError& e) {
   send_json(res, e.body(), e.status);
@@ -98,7 +94,8 @@ void Server::stop() {
   stop_requested_ = true;
   // httplib's stop() only stops a server that listens: wait until run() has started
   // listening (or has seen the request and returned).
-  while (running_ && !http_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (running_ && !http_->is_running())
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   http_->stop();
 }
 
@@ -233,9 +230,7 @@ void Server::routes() {
         continue;
       }
       const std::string piece = model_.tokenizer->decode_piece(id, false);
-      json bytes = json::array();
-      for (unsigned char ch : piece) bytes.push_back(ch);
-      tokens.push_back({{"id", id}, {"piece", piece}, {"bytes", bytes}});
+      tokens.push_back({{"id", id}, {"piece", piece}, {"bytes", byte_list(piece)}});
     }
     send_json(res, {{"tokens", tokens}});
   });

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "report/attention_maps.h"
 #include "serve/api_error.h"
+#include "serve/logprobs.h"
 #include "serve/openai_request.h"
 #include "util/error.h"
 
@@ -18,10 +18,6 @@ namespace {
 using nlohmann::json;
 
 constexpr int64_t kMaxTeachingTokens = 256;
-
-void send(httplib::Response& res, const json& body) {
-  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
-}
 
 // The prompt's ids (ApiError 400 when empty, untokenizable or longer than allowed).
 std::vector<int32_t> prompt_ids(const ServedModel& model, const json& body, int64_t limit) {
@@ -43,22 +39,15 @@ json token(const Tokenizer& tok, int32_t id) {
   return {{"id", id}, {"text", tok.decode_piece(id, false)}};
 }
 
-// The `top` most likely tokens of softmax(logits).
+// The `top` most likely tokens of softmax(logits), with their probabilities.
 json model_distribution(const Tokenizer& tok, const std::vector<float>& logits, int64_t top) {
-  const float max = *std::max_element(logits.begin(), logits.end());
-  double sum = 0.0;
-  for (float l : logits) sum += std::exp(static_cast<double>(l) - max);
-  std::vector<int32_t> ids(logits.size());
-  std::iota(ids.begin(), ids.end(), 0);
-  top = std::min<int64_t>(top, static_cast<int64_t>(ids.size()));
-  std::partial_sort(ids.begin(), ids.begin() + top, ids.end(), [&](int32_t a, int32_t b) {
-    return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
-  });
+  const ScoredToken s =
+      score_token(logits.data(), static_cast<int64_t>(logits.size()), 0, static_cast<int>(top));
   json out = json::array();
-  for (int64_t i = 0; i < top; ++i) {
-    json t = token(tok, ids[i]);
-    t["prob"] = std::exp(static_cast<double>(logits[ids[i]]) - max) / sum;
-    out.push_back(t);
+  for (const TokenLogprob& t : s.top) {
+    json entry = token(tok, t.id);
+    entry["prob"] = std::exp(static_cast<double>(t.logprob));
+    out.push_back(entry);
   }
   return out;
 }
@@ -92,10 +81,10 @@ void answer_next_token(const ServedModel& model, Engine& engine, const httplib::
   }
   json prompt = json::array();
   for (int32_t id : ids) prompt.push_back(token(tok, id));
-  send(res, {{"tokens", prompt},
-             {"before", model_distribution(tok, logits, top)},
-             {"after", after},
-             {"candidates", c.ids.size()}});
+  send_json(res, {{"tokens", prompt},
+                  {"before", model_distribution(tok, logits, top)},
+                  {"after", after},
+                  {"candidates", c.ids.size()}});
 }
 
 void answer_attention(const ServedModel& model, Engine& engine, const httplib::Request& req,
@@ -124,7 +113,8 @@ void answer_attention(const ServedModel& model, Engine& engine, const httplib::R
   }
   json tokens = json::array();
   for (int32_t id : ids) tokens.push_back(model.tokenizer->decode_piece(id, false));
-  send(res, {{"tokens", tokens}, {"layers", maps.size()}, {"heads", H}, {"attention", layers}});
+  send_json(res,
+            {{"tokens", tokens}, {"layers", maps.size()}, {"heads", H}, {"attention", layers}});
 }
 
 }  // namespace tinylm::serve

@@ -10,12 +10,8 @@
 //         "attention": [L][H][T][T] (row q: query q's weights over keys 0..q)}
 // The data of `tinylm attention` (report/attention_maps.h), for at most 256 tokens.
 #pragma once
+#include "serve/http_json.h"  // httplib::Request, Response
 #include "serve/server.h"
-
-namespace httplib {
-struct Request;
-struct Response;
-}  // namespace httplib
 
 namespace tinylm::serve {
 

@@ -33,7 +33,8 @@ struct Choice {
   std::string text;
   std::vector<GenerationEvent> tokens;  // kept for logprobs (an echoed prompt's first)
   size_t echoed = 0;                    // prompt tokens at the start of tokens
-  GenerationEvent last;                 // the final event
+  mutable size_t offset_index = 0, offset_bytes = 0;  // text_offset of tokens[offset_index]
+  GenerationEvent last;                               // the final event
   bool done = false, role_sent = false;
 };
 
@@ -96,8 +97,10 @@ json Answer::logprobs(const Choice& c, size_t from, size_t to) const {
   }
   json tokens = json::array(), token_logprobs = json::array(), top = json::array(),
        offsets = json::array();
-  size_t offset = 0;
-  for (size_t i = 0; i < to; ++i) {
+  // Byte offsets continue from the last call (a stream asks token by token).
+  size_t i = 0, offset = 0;
+  if (from >= c.offset_index) i = c.offset_index, offset = c.offset_bytes;
+  for (; i < to; ++i) {
     const GenerationEvent& e = c.tokens[i];
     if (i >= from) {
       tokens.push_back(piece(e.token));
@@ -110,6 +113,8 @@ json Answer::logprobs(const Choice& c, size_t from, size_t to) const {
     }
     offset += piece(e.token).size();
   }
+  c.offset_index = to;
+  c.offset_bytes = offset;
   return {{"tokens", tokens},
           {"token_logprobs", token_logprobs},
           {"top_logprobs", top},

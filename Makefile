@@ -27,6 +27,7 @@ test-sanitize: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Sanitize > build-asan.configure.log 2>&1 || (cat build-asan.configure.log; exit 1)
 	@cmake --build build-asan -j $(JOBS)
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 		ctest --output-on-failure -j $(JOBS) -E '$(SANITIZE_EXCLUDE)'
 
 # The demo builds the tinylm program alone (no test binaries) before its first step.

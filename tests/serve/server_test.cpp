@@ -3,6 +3,7 @@
 // serving after each bad request.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <future>
 
 #include "generate/generate.h"
@@ -363,24 +364,42 @@ std::string metric(httplib::Client& c, const std::string& name) {
 }
 
 // With the one slot busy and the queue (of one) full, the next request gets 503 in
-// OpenAI's error shape; the ones in flight finish.
+// OpenAI's error shape; the ones in flight were accepted (200). They stream until the test
+// lets them go (then they disconnect), so no timing decides the outcome, however slow the
+// build.
 TEST(Server, AFullQueueAnswers503) {
   TestServer server({}, {.parallel = 1, .queue_limit = 1}, testing::slow_model());
   auto c = server.client();
-  const json body = {{"prompt", "a"}, {"max_tokens", 1000}};
-  const auto send = [&server, body] {
+  std::atomic<bool> release{false};
+  const auto stream_until_released = [&server, &release] {
     auto own = server.client();
-    return post(own, "/v1/completions", body)->status;
+    int status = 0;
+    httplib::Request req;
+    req.method = "POST";
+    req.path = "/v1/completions";
+    req.body = json({{"prompt", "a"}, {"max_tokens", 1000}, {"stream", true}, {"ignore_eos", true}})
+                   .dump();
+    req.set_header("Content-Type", "application/json");
+    req.response_handler = [&status](const httplib::Response& r) {
+      status = r.status;
+      return true;
+    };
+    req.content_receiver = [&release](const char*, size_t, uint64_t, uint64_t) {
+      return !release.load();
+    };
+    own.send(req);
+    return status;
   };
-  auto running = std::async(std::launch::async, send);
-  for (int i = 0; i < 400 && metric(c, "tinylm_slots_busy") != "1"; ++i)
+  auto running = std::async(std::launch::async, stream_until_released);
+  for (int i = 0; i < 2000 && metric(c, "tinylm_slots_busy") != "1"; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  auto waiting = std::async(std::launch::async, send);
-  for (int i = 0; i < 400 && metric(c, "tinylm_queue_length") != "1"; ++i)
+  auto waiting = std::async(std::launch::async, stream_until_released);
+  for (int i = 0; i < 2000 && metric(c, "tinylm_queue_length") != "1"; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  const auto refused = post(c, "/v1/completions", body);
+  const auto refused = post(c, "/v1/completions", {{"prompt", "a"}, {"max_tokens", 1}});
   expect_error(refused, 503);
   EXPECT_EQ(json_of(refused)["error"]["code"], "server_busy");
+  release = true;
   EXPECT_EQ(running.get(), 200);
   EXPECT_EQ(waiting.get(), 200);
 }
@@ -456,7 +475,9 @@ TEST(Server, AttentionPerLayerAndHead) {
   for (size_t q = 0; q < T; ++q) {
     double sum = 0.0;
     for (size_t k = 0; k < T; ++k) {
-      if (k > q) EXPECT_EQ(rows[q][k], 0.0);  // causal
+      if (k > q) {
+        EXPECT_EQ(rows[q][k], 0.0);  // causal
+      }
       sum += rows[q][k].get<double>();
     }
     EXPECT_NEAR(sum, 1.0, 1e-5);

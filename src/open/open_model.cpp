@@ -67,15 +67,15 @@ OpenedModel open_model(const std::string& src, const OpenOptions& options) {
   m.source = identify_model_source(src, options.option);
   switch (m.source.kind) {
     case ModelSourceKind::HfLanguageModel:
-      m.lm = load_hf_gpt2(src);
+      m.lm = load_hf_gpt2(m.source.path);
       m.tokenizer = gpt2_tokenizer(options);
-      m.checkpoint = src + "/model.safetensors";
+      m.checkpoint = m.source.path + "/model.safetensors";
       break;
     case ModelSourceKind::HfClassifier:
-      m.classifier = finetune::load_hf_classifier(src);
+      m.classifier = finetune::load_hf_classifier(m.source.path);
       m.tokenizer = gpt2_tokenizer(options);
       m.pad_id = m.classifier->config().pad_token_id;
-      m.checkpoint = src + "/model.safetensors";
+      m.checkpoint = m.source.path + "/model.safetensors";
       break;
     case ModelSourceKind::TrainRun:
     case ModelSourceKind::Checkpoint:
@@ -88,10 +88,10 @@ OpenedModel open_model(const std::string& src, const OpenOptions& options) {
       open_preset(m, options);
       break;
     case ModelSourceKind::GgufFile: {
-      GgufModel gguf = load_gguf_model(src);
+      GgufModel gguf = load_gguf_model(m.source.path);
       m.lm = std::move(gguf.model);
       m.tokenizer = std::move(gguf.tokenizer);
-      m.checkpoint = src;
+      m.checkpoint = m.source.path;
       break;
     }
   }

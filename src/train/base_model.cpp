@@ -34,20 +34,20 @@ BaseModel load_base_model(const std::string& src, const nlohmann::json& model_ov
   BaseModel base;
   switch (source.kind) {
     case ModelSourceKind::HfLanguageModel:
-      base.model = load_hf_gpt2(src);
+      base.model = load_hf_gpt2(source.path);
       base.tokenizer = std::make_unique<BpeTokenizer>();
       base.kind = "hf";
       break;
     case ModelSourceKind::TrainRun:
     case ModelSourceKind::Checkpoint: {
-      LoadedRun run = load_run(src);
+      LoadedRun run = load_run(source.path);
       base.model = std::move(run.model);
       base.tokenizer = std::move(run.tokenizer);
       base.kind = "run";
       break;
     }
     case ModelSourceKind::GgufFile: {
-      GgufModel gguf = load_gguf_model(src);
+      GgufModel gguf = load_gguf_model(source.path);
       base.model = std::move(gguf.model);
       base.tokenizer = std::move(gguf.tokenizer);
       base.kind = "gguf";

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "hub/hub_cache.h"
 #include "model/gguf_gpt2.h"
 #include "model/hf_gpt2.h"
 #include "report/model_info.h"
@@ -31,7 +32,8 @@ bool has_train_checkpoint(const std::string& dir) {
 
 const char* kWhatASourceIs =
     "a Hugging Face GPT-2 folder (config.json + model.safetensors), a tinylm run folder, a "
-    "checkpoint file (.safetensors), a GGUF file (.gguf) or a preset (gpt2-124m, gpt2-355m, "
+    "checkpoint file (.safetensors), a GGUF file (.gguf), a Hugging Face repo id in the cache "
+    "(gpt2, ORG/NAME) or a preset (gpt2-124m, gpt2-355m, "
     "gpt2-774m, gpt2-1558m)";
 
 ModelSourceInfo identify_folder(const std::string& dir, const std::string& option) {
@@ -54,6 +56,23 @@ ModelSourceInfo identify_folder(const std::string& dir, const std::string& optio
                    ": not a Hugging Face GPT-2 folder, not a tinylm train run and not a tinylm "
                    "finetune run (no config.json + model.safetensors, no checkpoint); give " +
                    kWhatASourceIs);
+}
+
+// A name that is no path: a Hugging Face repo id or GPT-2 short name found in the hub
+// cache, else a preset. A name shaped as a repo id ("gpt2", "ORG/NAME") that the cache does
+// not hold says which download fetches it (the network is never used here).
+ModelSourceInfo identify_by_name(const std::string& name, const std::string& option) {
+  if (const std::string snapshot = hub::find_cached_model(name); !snapshot.empty())
+    return identify_folder(snapshot, option);
+  const bool hub_shaped = hub::is_gpt2_short_name(name) ||
+                          (hub::is_repo_id(name) && name.find('/') != std::string::npos);
+  if (hub_shaped)
+    throw InputError(option + " " + name +
+                     ": no such file or folder, and no Hugging Face repo of that name in the "
+                     "cache (" +
+                     hub::cache_dir() + "); `huggingface-cli download " + name +
+                     "` fetches it into the cache");
+  return {ModelSourceKind::Preset, name, "", option};
 }
 
 }  // namespace
@@ -93,7 +112,7 @@ ModelSourceInfo identify_model_source(const std::string& src, const std::string&
     }
     return {ModelSourceKind::Checkpoint, src, "", option};
   }
-  return {ModelSourceKind::Preset, src, "", option};
+  return identify_by_name(src, option);
 }
 
 std::string describe(const ModelSourceInfo& source) {

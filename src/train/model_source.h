@@ -10,6 +10,10 @@
 //   - a file ending in .safetensors: a checkpoint of a `tinylm train` run
 //   - a file ending in .gguf: a GGUF file of llama.cpp's gpt2 architecture, with its
 //     tokenizer (train/gguf_model.h)
+//   - a Hugging Face repo id or GPT-2 short name (openai-community/gpt2, gpt2-medium)
+//     that is no path: its snapshot folder in the Hugging Face cache (hub/hub_cache.h),
+//     told from its files as above; InputError naming the download that fetches
+//     it when the cache does not hold it
 //   - anything else that does not exist: a preset name (gpt2-124m ...), checked when
 //     the model is built
 #pragma once

@@ -8,10 +8,12 @@
 #include <filesystem>
 
 #include "common/input_error.h"
+#include "common/scoped_env.h"
 #include "finetune/classify_trainer.h"
 #include "finetune/finetune_test_util.h"
 #include "finetune/hf_classifier.h"
 #include "finetune/instruct_trainer.h"
+#include "hub/hub_cache_builder.h"
 #include "model/hf_gpt2.h"
 #include "open/merge_source.h"
 #include "train/run_model.h"
@@ -162,6 +164,36 @@ TEST(OpenModel, PresetsAndWhatIsNoModel) {
             std::string::npos);
   EXPECT_EQ(read_file(dir + "/notes.txt"), "mine");
   fs::remove_all(dir);
+}
+
+// A repo id or GPT-2 short name that is no path opens its snapshot in the Hugging Face
+// cache (files as links to blobs, as huggingface_hub writes them), the same weights as the
+// folder itself; one the cache lacks names the download that fetches it.
+TEST(OpenModel, ARepoIdOpensFromTheHuggingFaceCache) {
+  const std::string cache = testing::fresh_cache_dir("open");
+  testing::ScopedEnv env("HF_HUB_CACHE", cache.c_str());
+  const std::string fixture = kFixtures + "/gpt2-tiny";
+  const testing::HubCacheRepo repo{cache, "me/tiny", "0123456789abcdef0123456789abcdef01234567"};
+  repo.put_file("config.json", fixture + "/config.json", "etag-config");
+  repo.put_file("model.safetensors", fixture + "/model.safetensors",
+                "2b1b7e0f5d3c9a8e7f6d5c4b3a29181706f5e4d3c2b1a09f8e7d6c5b4a392817");
+  repo.set_ref("main");
+  OpenedModel cached = open_model("me/tiny", named("--model"));
+  EXPECT_EQ(cached.source.kind, ModelSourceKind::HfLanguageModel);
+  EXPECT_EQ(cached.source.path, repo.snapshot());
+  OpenedModel direct = open_model(fixture);
+  expect_same_weights(*cached.lm, *direct.lm);
+  const std::string missing = input_error([&] { open_model("gpt2-large", named("--base")); });
+  EXPECT_NE(missing.find("--base gpt2-large: no such file or folder, and no Hugging Face repo"),
+            std::string::npos)
+      << missing;
+  EXPECT_NE(missing.find(cache), std::string::npos) << missing;
+  EXPECT_NE(missing.find("download gpt2-large` fetches it"), std::string::npos) << missing;
+  EXPECT_NE(input_error([&] { open_model("someone/else"); }).find("download someone/else"),
+            std::string::npos);
+  // a folder of that name in the working folder wins over the cache
+  EXPECT_EQ(identify_model_source(fixture, "--model").path, fixture);
+  fs::remove_all(cache);
 }
 
 TEST(OpenModel, LoraMergeTakesAnySource) {

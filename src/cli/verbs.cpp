@@ -25,6 +25,7 @@ int run_data(int argc, char** argv);
 int run_demo(int argc, char** argv);
 int run_export(int argc, char** argv);
 int run_serve(int argc, char** argv);
+int run_download(int argc, char** argv);
 
 const std::vector<Verb>& verbs() {
   static const std::vector<Verb> list = {
@@ -40,14 +41,18 @@ const std::vector<Verb>& verbs() {
       {"classify", "label texts with a classify run: label and probability", run_classify},
       {"lora", "LoRA adapters: merge an adapter into its base (a Hugging Face folder)", run_lora},
       {"export", "write a model as a GGUF file that llama.cpp runs", run_export},
+      {"download", "fetch a GPT-2 model from the Hugging Face hub into its cache", run_download},
       // tokenizers and data
-      {"tokenize", "encode / decode / count (gpt2, bpe, word, char), or --check vs tiktoken", run_tokenize},
+      {"tokenize", "encode / decode / count (gpt2, bpe, word, char), or --check vs tiktoken",
+       run_tokenize},
       {"bpe-train", "train a byte-level BPE vocabulary on a corpus", run_bpe_train},
       {"prepare", "tokenise a corpus once into train.bin / val.bin (uint16)", run_prepare},
-      {"data", "--show: input -> target pairs, a batch, embedding shapes (Raschka ch. 2)", run_data},
+      {"data", "--show: input -> target pairs, a batch, embedding shapes (Raschka ch. 2)",
+       run_data},
       // look inside
       {"info", "parameters, FLOPs and training memory of a model config", run_info},
-      {"attention", "attention step by step (--example), or heatmaps of a model as SVG", run_attention},
+      {"attention", "attention step by step (--example), or heatmaps of a model as SVG",
+       run_attention},
       {"trace", "walk one input through a model: embeddings, attention, norms", run_trace},
       {"plot", "training curves of a run (log.jsonl) as SVG", run_plot},
       {"embeddings", "cosine similarity of embedding rows (wte / wpe) as SVG", run_embeddings},

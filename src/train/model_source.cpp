@@ -70,8 +70,7 @@ ModelSourceInfo identify_by_name(const std::string& name, const std::string& opt
     throw InputError(option + " " + name +
                      ": no such file or folder, and no Hugging Face repo of that name in the "
                      "cache (" +
-                     hub::cache_dir() + "); `huggingface-cli download " + name +
-                     "` fetches it into the cache");
+                     hub::cache_dir() + "); `tinylm download " + name + "` fetches it");
   return {ModelSourceKind::Preset, name, "", option};
 }
 

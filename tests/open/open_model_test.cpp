@@ -188,8 +188,8 @@ TEST(OpenModel, ARepoIdOpensFromTheHuggingFaceCache) {
             std::string::npos)
       << missing;
   EXPECT_NE(missing.find(cache), std::string::npos) << missing;
-  EXPECT_NE(missing.find("download gpt2-large` fetches it"), std::string::npos) << missing;
-  EXPECT_NE(input_error([&] { open_model("someone/else"); }).find("download someone/else"),
+  EXPECT_NE(missing.find("`tinylm download gpt2-large` fetches it"), std::string::npos) << missing;
+  EXPECT_NE(input_error([&] { open_model("someone/else"); }).find("`tinylm download someone/else`"),
             std::string::npos);
   // a folder of that name in the working folder wins over the cache
   EXPECT_EQ(identify_model_source(fixture, "--model").path, fixture);

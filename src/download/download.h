@@ -39,9 +39,4 @@ struct DownloadResult {
 
 DownloadResult download_model(const DownloadRequest& request, const HubClient& hub);
 
-// One file into the cache's blob (see above); returns the bytes fetched (0 when the blob
-// was already there).
-uint64_t fetch_blob(const HubClient& hub, const FileMeta& meta, const std::string& name,
-                    const std::string& blob, const DownloadRequest& request);
-
 }  // namespace tinylm::download

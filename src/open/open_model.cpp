@@ -6,10 +6,12 @@
 #include "finetune/hf_classifier.h"
 #include "finetune/instruct_run.h"
 #include "model/hf_gpt2.h"
+#include "model/openai_gpt2.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "train/gguf_model.h"
 #include "train/run_model.h"
 #include "util/error.h"
+#include "util/files.h"
 #include "util/rng.h"
 
 namespace tinylm {
@@ -19,6 +21,13 @@ namespace {
 std::unique_ptr<Tokenizer> gpt2_tokenizer(const OpenOptions& o) {
   if (o.gpt2_vocab_dir.empty()) return std::make_unique<BpeTokenizer>();
   return std::make_unique<BpeTokenizer>(o.gpt2_vocab_dir);
+}
+
+// The folder of OpenAI's encoder.json + vocab.bpe beside its checkpoint, else the one
+// the options name (GPT-2's).
+std::string openai_vocab_dir(const std::string& dir, const OpenOptions& o) {
+  if (file_exists(dir + "/encoder.json") && file_exists(dir + "/vocab.bpe")) return dir;
+  return o.gpt2_vocab_dir.empty() ? default_gpt2_dir() : o.gpt2_vocab_dir;
 }
 
 void open_train_run(OpenedModel& m) {
@@ -70,6 +79,11 @@ OpenedModel open_model(const std::string& src, const OpenOptions& options) {
       m.lm = load_hf_gpt2(m.source.path);
       m.tokenizer = gpt2_tokenizer(options);
       m.checkpoint = m.source.path + "/model.safetensors";
+      break;
+    case ModelSourceKind::OpenAiCheckpoint:
+      m.lm = load_openai_gpt2(m.source.path);
+      m.tokenizer = std::make_unique<BpeTokenizer>(openai_vocab_dir(m.source.path, options));
+      m.checkpoint = openai_checkpoint_prefix(m.source.path);
       break;
     case ModelSourceKind::HfClassifier:
       m.classifier = finetune::load_hf_classifier(m.source.path);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "model/hf_gpt2.h"
+#include "model/openai_gpt2.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "train/gguf_model.h"
 #include "train/model_source.h"
@@ -37,6 +38,12 @@ BaseModel load_base_model(const std::string& src, const nlohmann::json& model_ov
       base.model = load_hf_gpt2(source.path);
       base.tokenizer = std::make_unique<BpeTokenizer>();
       base.kind = "hf";
+      break;
+    case ModelSourceKind::OpenAiCheckpoint:
+      base.model = load_openai_gpt2(source.path);
+      base.tokenizer = std::make_unique<BpeTokenizer>(
+          file_exists(source.path + "/encoder.json") ? source.path : default_gpt2_dir());
+      base.kind = "openai";
       break;
     case ModelSourceKind::TrainRun:
     case ModelSourceKind::Checkpoint: {

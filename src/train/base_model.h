@@ -2,14 +2,16 @@
 // train.init_from), with its tokenizer:
 //   - a Hugging Face GPT-2 folder (config.json + model.safetensors): its weights, the
 //     GPT-2 tokenizer (what `save_pretrained` of the hub's "gpt2" gives)
+//   - OpenAI's GPT-2 folder (hparams.json + model.ckpt.*): its weights, its encoder.json +
+//     vocab.bpe; a repo id or GPT-2 name in the Hugging Face cache: that snapshot
 //   - a tinylm run folder (or checkpoint file) from `tinylm train`: its weights and tokenizer
 //   - a preset name (gpt2-124m, gpt2-355m, ...): that shape, randomly initialised (GPT-2's
 //     init, from `seed`), the GPT-2 tokenizer; `model_overrides` (the config's "model"
 //     section) changes fields of the shape, e.g. a small GPT for tests and recipes
 // The dropout of the returned model is `dropout` (fine-tuning's own setting, not the
-// base's); a negative `dropout` keeps the base's (no copy of the weights). InputError: SRC is none of these, a folder whose tensors do not match its
-// config, a tokenizer with more ids than the model's vocabulary, "model" overrides with
-// a base that is not a preset.
+// base's); a negative `dropout` keeps the base's (no copy of the weights). InputError: SRC is none
+// of these, a folder whose tensors do not match its config, a tokenizer with more ids than the
+// model's vocabulary, "model" overrides with a base that is not a preset.
 #pragma once
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -23,7 +25,7 @@ namespace tinylm {
 struct BaseModel {
   std::unique_ptr<GPT> model;
   std::unique_ptr<Tokenizer> tokenizer;
-  std::string kind;  // "hf", "run", "preset", "gguf"
+  std::string kind;  // "hf", "openai", "run", "preset", "gguf"
 };
 
 // `option` names SRC in messages ("--base", "train.init_from").

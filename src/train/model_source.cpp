@@ -6,6 +6,7 @@
 #include "hub/hub_cache.h"
 #include "model/gguf_gpt2.h"
 #include "model/hf_gpt2.h"
+#include "model/openai_gpt2.h"
 #include "report/model_info.h"
 #include "train/checkpoint.h"
 #include "train/run_folder.h"
@@ -31,12 +32,14 @@ bool has_train_checkpoint(const std::string& dir) {
 }
 
 const char* kWhatASourceIs =
-    "a Hugging Face GPT-2 folder (config.json + model.safetensors), a tinylm run folder, a "
+    "a Hugging Face GPT-2 folder (config.json + model.safetensors), OpenAI's GPT-2 folder "
+    "(hparams.json + model.ckpt.*), a tinylm run folder, a "
     "checkpoint file (.safetensors), a GGUF file (.gguf), a Hugging Face repo id in the cache "
     "(gpt2, ORG/NAME) or a preset (gpt2-124m, gpt2-355m, "
     "gpt2-774m, gpt2-1558m)";
 
 ModelSourceInfo identify_folder(const std::string& dir, const std::string& option) {
+  if (is_openai_gpt2_dir(dir)) return {ModelSourceKind::OpenAiCheckpoint, dir, "", option};
   if (is_hf_model_dir(dir))
     return {hf_classifier_config(dir) ? ModelSourceKind::HfClassifier
                                       : ModelSourceKind::HfLanguageModel,
@@ -53,8 +56,10 @@ ModelSourceInfo identify_folder(const std::string& dir, const std::string& optio
                      ": a tinylm run folder with no checkpoint yet (no last.safetensors or "
                      "best.safetensors)");
   throw InputError(option + " " + dir +
-                   ": not a Hugging Face GPT-2 folder, not a tinylm train run and not a tinylm "
-                   "finetune run (no config.json + model.safetensors, no checkpoint); give " +
+                   ": not a Hugging Face GPT-2 folder, not OpenAI's GPT-2 folder, not a tinylm "
+                   "train run and not a tinylm finetune run (no config.json + "
+                   "model.safetensors, no hparams.json + model.ckpt.index, no checkpoint); "
+                   "give " +
                    kWhatASourceIs);
 }
 
@@ -130,6 +135,8 @@ std::string describe(const ModelSourceInfo& source) {
       return "the preset " + source.path;
     case ModelSourceKind::GgufFile:
       return "a GGUF file";
+    case ModelSourceKind::OpenAiCheckpoint:
+      return "OpenAI's GPT-2 checkpoint";
   }
   return "a model";
 }
@@ -167,6 +174,12 @@ GPTConfig model_config_of(const ModelSourceInfo& source) {
       return preset_config(path, source.option);
     case ModelSourceKind::GgufFile:
       return gguf_gpt2_config(load_gguf(path));
+    case ModelSourceKind::OpenAiCheckpoint:
+      try {
+        return config_from_openai_hparams(read_json_file(path + "/hparams.json"));
+      } catch (const InputError& e) {
+        throw InputError(path + "/" + e.what());
+      }
   }
   throw InputError("unknown model source");
 }

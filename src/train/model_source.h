@@ -5,6 +5,8 @@
 //   - a folder with config.json + model.safetensors: a Hugging Face GPT-2 folder,
 //     GPT2LMHeadModel, or GPT2ForSequenceClassification when config.json's
 //     "architectures" says so
+//   - a folder with hparams.json and model.ckpt.index: OpenAI's original GPT-2 release
+//     (model/openai_gpt2.h), with its encoder.json + vocab.bpe
 //   - a folder whose config.json has "task" and "finetune": a `tinylm finetune` run
 //   - a folder with last.safetensors or best.safetensors: a `tinylm train` run
 //   - a file ending in .safetensors: a checkpoint of a `tinylm train` run
@@ -24,13 +26,14 @@
 namespace tinylm {
 
 enum class ModelSourceKind {
-  HfLanguageModel,  // GPT2LMHeadModel folder
-  HfClassifier,     // GPT2ForSequenceClassification folder
-  TrainRun,         // `tinylm train` run folder
-  Checkpoint,       // a `tinylm train` checkpoint file
-  FinetuneRun,      // `tinylm finetune` run folder (task classify or instruct)
-  Preset,           // a preset name
-  GgufFile,         // a .gguf file (llama.cpp's gpt2)
+  HfLanguageModel,   // GPT2LMHeadModel folder
+  HfClassifier,      // GPT2ForSequenceClassification folder
+  TrainRun,          // `tinylm train` run folder
+  Checkpoint,        // a `tinylm train` checkpoint file
+  FinetuneRun,       // `tinylm finetune` run folder (task classify or instruct)
+  Preset,            // a preset name
+  GgufFile,          // a .gguf file (llama.cpp's gpt2)
+  OpenAiCheckpoint,  // OpenAI's original GPT-2 folder (hparams.json + TensorFlow checkpoint)
 };
 
 struct ModelSourceInfo {

@@ -9,6 +9,9 @@
 #include "cli/cli_test_util.h"
 #include "common/scoped_env.h"
 #include "download/fake_hub.h"
+#include "model/hf_gpt2.h"
+#include "model/openai_folder_writer.h"
+#include "tokenizer/bpe_tokenizer.h"
 #include "util/files.h"
 
 namespace tinylm::testing {
@@ -50,6 +53,26 @@ TEST(DownloadCli, FetchesAModelThatEveryVerbThenOpensByName) {
     fs::copy_file(kFixture + "/" + f, out + "/" + f);
   const RunResult v = run_tinylm("verify " + out);
   EXPECT_EQ(v.code, 0) << v.output;
+}
+
+// OpenAI's original files (the fixture's weights written as OpenAI's TensorFlow checkpoint
+// with GPT-2's vocabulary files), fetched from a file store by --source openai: generate
+// gives the fixture's greedy tokens from that folder.
+TEST(DownloadCli, OpenAisOriginalFilesGiveTheSameModel) {
+  HubAndCache h;
+  const std::string written = fresh_dir("openai-written");
+  auto model = load_hf_gpt2(kFixture);
+  write_openai_gpt2(*model, written, default_gpt2_dir());
+  for (const auto& entry : fs::directory_iterator(written))
+    h.hub.add_static("124M/" + entry.path().filename().string(), read_file(entry.path().string()));
+  ScopedEnv url{"TINYLM_OPENAI_GPT2_URL", (h.hub.endpoint() + "/cdn").c_str()};
+  const std::string out = fresh_dir("openai-out") + "/124M";
+  const RunResult d = run_tinylm("download gpt2 --source openai --out " + out);
+  ASSERT_EQ(d.code, 0) << d.output;
+  const RunResult g = run_tinylm("generate --model " + out + kGreedy);
+  ASSERT_EQ(g.code, 0) << g.output;
+  EXPECT_EQ(g.output, run_tinylm("generate --model " + kFixture + kGreedy).output);
+  expect_exit(2, "download gpt3 --source openai", "not one of OpenAI's GPT-2 models");
 }
 
 TEST(DownloadCli, BadNamesAndUnknownReposExit2TheNetworkExits1) {

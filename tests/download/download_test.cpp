@@ -12,9 +12,11 @@
 #include "common/scoped_env.h"
 #include "download/cache_store.h"
 #include "download/fake_hub.h"
+#include "download/openai_release.h"
 #include "download/sha256.h"
 #include "hub/hub_cache.h"
 #include "hub/hub_cache_builder.h"
+#include "io/tf_bundle_writer.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -210,6 +212,63 @@ TEST(Download, OutAlsoCopiesTheFiles) {
   EXPECT_FALSE(is_symlink(q.out + "/model.safetensors"));
   EXPECT_EQ(read_file(q.out + "/model.safetensors"), f.weights);
   EXPECT_EQ(read_file(q.out + "/config.json"), f.config);
+}
+
+// OpenAI's layout from a plain file store: the six files tinylm reads (not the graph),
+// resumable; a corrupt checkpoint is found by its CRC-32Cs and removed.
+struct OpenAiStore {
+  FakeHub store;
+  testing::ScopedEnv url{"TINYLM_OPENAI_GPT2_URL", (store.endpoint() + "/cdn").c_str()};
+  testing::ScopedEnv no_proxy{"no_proxy", "127.0.0.1"};
+  std::string dir = testing::fresh_cache_dir("openai");
+  tfw::Files checkpoint =
+      tfw::build_bundle({tfw::float_tensor("model/wte", {3, 2}, {1, 2, 3, 4, 5, 6}),
+                         tfw::float_tensor("model/wpe", {2, 2}, {0.5f, -1, 2, 8})});
+  OpenAiStore() {
+    const std::map<std::string, std::string> files = {
+        {"checkpoint", "model_checkpoint_path: \"model.ckpt\"\n"},
+        {"hparams.json", R"({"n_vocab": 3, "n_ctx": 2, "n_embd": 2, "n_head": 1, "n_layer": 0})"},
+        {"encoder.json", "{}"},
+        {"vocab.bpe", "#version: 0.2\n"},
+        {"model.ckpt.index", checkpoint.index},
+        {"model.ckpt.data-00000-of-00001", checkpoint.data[0]},
+        {"model.ckpt.meta", "the graph, not read"}};
+    for (const auto& [name, bytes] : files) store.add_static("355M/" + name, bytes);
+  }
+  ~OpenAiStore() { fs::remove_all(dir); }
+  DownloadRequest request() const {
+    DownloadRequest r;
+    r.name = "gpt2-medium";
+    r.out = dir + "/355M";
+    r.log = stdout;
+    return r;
+  }
+};
+
+TEST(Download, OpenAisFilesIntoAFolder) {
+  OpenAiStore s;
+  s.store.drop_next_cdn_halfway = true;  // the first file breaks off; the next run resumes
+  EXPECT_THROW(download_openai_gpt2(s.request()), DownloadError);
+  const DownloadResult r = download_openai_gpt2(s.request());
+  EXPECT_EQ(r.snapshot, s.dir + "/355M");
+  EXPECT_EQ(r.files.size(), 6u);
+  EXPECT_EQ(read_file(r.snapshot + "/model.ckpt.index"), s.checkpoint.index);
+  EXPECT_EQ(read_file(r.snapshot + "/model.ckpt.data-00000-of-00001"), s.checkpoint.data[0]);
+  EXPECT_FALSE(fs::exists(r.snapshot + "/model.ckpt.meta"));
+  EXPECT_EQ(download_openai_gpt2(s.request()).bytes_fetched, 0u);  // all there
+  EXPECT_EQ(default_openai_folder("gpt2"), "openai-gpt2/124M");
+  EXPECT_THROW(openai_model_size("gpt3"), InputError);
+}
+
+TEST(Download, ACorruptOpenAiCheckpointIsFoundAndRemoved) {
+  OpenAiStore s;
+  s.store.corrupt_cdn = true;
+  const std::string e = error_of<DownloadError>([&] { download_openai_gpt2(s.request()); });
+  EXPECT_NE(e.find("was removed"), std::string::npos) << e;
+  EXPECT_FALSE(fs::exists(s.dir + "/355M/model.ckpt.index"));
+  EXPECT_FALSE(fs::exists(s.dir + "/355M/model.ckpt.data-00000-of-00001"));
+  s.store.corrupt_cdn = false;
+  EXPECT_NO_THROW(download_openai_gpt2(s.request()));  // fetched anew
 }
 
 TEST(Download, WhichFilesAndHowTheyAreNamed) {

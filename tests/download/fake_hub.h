@@ -4,7 +4,8 @@
 //   HEAD/GET /{repo}/resolve/{rev}/{file}    small files: 200 with ETag and the bytes;
 //        large (LFS) files: 302 to /cdn/{sha256} with X-Linked-Etag (the sha256),
 //        X-Linked-Size and X-Repo-Commit
-//   GET  /cdn/{sha256}                       the bytes, Range requests honoured
+//   GET  /cdn/{sha256}                       the bytes, Range requests honoured (and
+//                                            any file put there with add_static)
 // with faults to order: the connection dropped halfway through a file (once), bytes that
 // do not match the published sha256, a status for the API, an API that answers too late.
 #pragma once
@@ -39,7 +40,7 @@ class FakeHub {
                 [this](const httplib::Request& q, httplib::Response& r) { api(q, r); });
     server_.Get(R"(/(.+)/resolve/([^/]+)/(.+))",
                 [this](const httplib::Request& q, httplib::Response& r) { resolve(q, r); });
-    server_.Get(R"(/cdn/([0-9a-f]+))",
+    server_.Get(R"(/cdn/(.+))",
                 [this](const httplib::Request& q, httplib::Response& r) { cdn(q, r); });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
@@ -54,6 +55,11 @@ class FakeHub {
   void add(const std::string& repo_id, FakeRepo repo) {
     std::lock_guard lock(mutex_);
     repos_[repo_id] = std::move(repo);
+  }
+  // A file at ENDPOINT/cdn/<path>, as a plain file store serves it (OpenAI's storage).
+  void add_static(const std::string& path, const std::string& bytes) {
+    std::lock_guard lock(mutex_);
+    cdn_[path] = bytes;
   }
   // Faults, each for the requests that follow.
   std::atomic<bool> drop_next_cdn_halfway{false};  // once
@@ -107,7 +113,8 @@ class FakeHub {
   }
 
   void cdn(const httplib::Request& q, httplib::Response& r) {
-    ++cdn_requests;
+    const bool head = q.method == "HEAD";  // answered by this handler too, without a body
+    if (!head) ++cdn_requests;
     std::string bytes;
     {
       std::lock_guard lock(mutex_);
@@ -115,8 +122,8 @@ class FakeHub {
       if (it == cdn_.end()) return void(r.status = 404);
       bytes = it->second;
     }
-    if (corrupt_cdn) bytes[bytes.size() / 3] ^= 0x20;
-    const bool drop = drop_next_cdn_halfway.exchange(false);
+    if (corrupt_cdn && !bytes.empty()) bytes[bytes.size() / 3] ^= 0x20;
+    const bool drop = !head && drop_next_cdn_halfway.exchange(false);
     const size_t size = bytes.size();
     r.set_content_provider(
         size, "application/octet-stream",
@@ -135,7 +142,7 @@ class FakeHub {
   int port_ = 0;
   std::mutex mutex_;
   std::map<std::string, FakeRepo> repos_;
-  std::map<std::string, std::string> cdn_;  // sha256 -> bytes
+  std::map<std::string, std::string> cdn_;  // sha256 (or a static path) -> bytes
 };
 
 }  // namespace tinylm::testing

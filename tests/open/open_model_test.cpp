@@ -15,7 +15,9 @@
 #include "finetune/instruct_trainer.h"
 #include "hub/hub_cache_builder.h"
 #include "model/hf_gpt2.h"
+#include "model/openai_folder_writer.h"
 #include "open/merge_source.h"
+#include "tokenizer/bpe_tokenizer.h"
 #include "train/run_model.h"
 #include "train/trainer.h"
 #include "util/files.h"
@@ -194,6 +196,21 @@ TEST(OpenModel, ARepoIdOpensFromTheHuggingFaceCache) {
   // a folder of that name in the working folder wins over the cache
   EXPECT_EQ(identify_model_source(fixture, "--model").path, fixture);
   fs::remove_all(cache);
+}
+
+// OpenAI's original GPT-2 folder opens with its own vocabulary files and the weights the
+// Hugging Face folder of the same model has.
+TEST(OpenModel, OpenAisFolderOpensWithItsVocabulary) {
+  OpenedModel hf = open_model(kFixtures + "/gpt2-tiny");
+  const std::string dir = testing::temp_path("open-openai");
+  testing::write_openai_gpt2(*hf.lm, dir, default_gpt2_dir());
+  OpenedModel openai = open_model(dir, named("--model"));
+  EXPECT_EQ(openai.source.kind, ModelSourceKind::OpenAiCheckpoint);
+  EXPECT_EQ(describe(openai.source), "OpenAI's GPT-2 checkpoint");
+  expect_same_weights(*openai.lm, *hf.lm);
+  EXPECT_EQ(openai.tokenizer->encode("Hello, world"), hf.tokenizer->encode("Hello, world"));
+  EXPECT_EQ(model_config_of(openai.source).d_model, hf.lm->config().d_model);
+  fs::remove_all(dir);
 }
 
 TEST(OpenModel, LoraMergeTakesAnySource) {

@@ -48,6 +48,10 @@ TEST(DownloadCli, FetchesAModelThatEveryVerbThenOpensByName) {
   const RunResult by_name = run_tinylm("generate --model me/tiny" + kGreedy);
   ASSERT_EQ(by_name.code, 0) << by_name.output;
   EXPECT_EQ(by_name.output, run_tinylm("generate --model " + kFixture + kGreedy).output);
+  {  // the cache is enough: with no hub at all, the verbs still open it by name
+    ScopedEnv dead{"HF_ENDPOINT", "http://127.0.0.1:1"};
+    EXPECT_EQ(run_tinylm("generate --model me/tiny" + kGreedy).output, by_name.output);
+  }
   // the copy verifies against the fixture's transformers reference
   for (const char* f : {"reference.json", "reference.safetensors"})
     fs::copy_file(kFixture + "/" + f, out + "/" + f);

@@ -175,6 +175,26 @@ TEST(Download, TheHubsAndTheNetworksFailuresSayWhat) {
   EXPECT_NE(refused.find("cannot connect to 127.0.0.1"), std::string::npos) << refused;
 }
 
+// A private repo: without HF_TOKEN the hub's 401 reads as an unknown repo that may need
+// a token (exit 2); with the wrong token, access refused (exit 1); with the right one, it
+// downloads. The token is read from HF_TOKEN as huggingface_hub reads it.
+TEST(Download, APrivateRepoNeedsTheToken) {
+  Fixture f;
+  f.hub.required_token = "hf_secret";
+  const auto fetch_with = [&](const char* token) {
+    testing::ScopedEnv env("HF_TOKEN", token);
+    testing::ScopedEnv no_file("HF_TOKEN_PATH", "/nonexistent/tinylm-test-token");
+    HubClient c = HubClient::from_environment();
+    c.endpoint = f.hub.endpoint();
+    download_model(f.request("me/tiny"), c);
+  };
+  EXPECT_NE(error_of<InputError>([&] { fetch_with(nullptr); }).find("needs HF_TOKEN"),
+            std::string::npos);
+  EXPECT_NE(error_of<DownloadError>([&] { fetch_with("hf_wrong"); }).find("refused (HTTP 401)"),
+            std::string::npos);
+  EXPECT_NO_THROW(fetch_with("hf_secret"));
+}
+
 TEST(Download, ARepoThatIsNotGpt2IsRefusedBeforeItsWeights) {
   Fixture f;
   f.hub.add("me/llama", {kCommit,

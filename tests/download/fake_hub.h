@@ -66,6 +66,7 @@ class FakeHub {
   std::atomic<bool> corrupt_cdn{false};            // flip a byte of every LFS body
   std::atomic<int> api_status{0};                  // answer the API with this status
   std::atomic<int> api_delay_ms{0};                // answer the API this late
+  std::string required_token;                      // a private repo: the API wants this
   // What was asked.
   std::atomic<int> cdn_requests{0}, api_requests{0};
   std::atomic<uint64_t> cdn_bytes_sent{0};
@@ -77,6 +78,12 @@ class FakeHub {
     if (api_status) {
       r.status = api_status;
       r.set_content(R"({"error":"Internal Error"})", "application/json");
+      return;
+    }
+    if (!required_token.empty() &&
+        q.get_header_value("Authorization") != "Bearer " + required_token) {
+      r.status = 401;  // the hub's answer for a private repo, or an unknown one
+      r.set_content(R"({"error":"Invalid username or password."})", "application/json");
       return;
     }
     std::lock_guard lock(mutex_);

@@ -98,4 +98,10 @@ std::string find_cached_model(const std::string& name) {
   return "";
 }
 
+std::string folder_or_cached(const std::string& path_or_name) {
+  if (file_exists(path_or_name)) return path_or_name;
+  const std::string snapshot = find_cached_model(path_or_name);
+  return snapshot.empty() ? path_or_name : snapshot;
+}
+
 }  // namespace tinylm::hub

@@ -40,4 +40,9 @@ std::string find_snapshot(const std::string& cache, const std::string& repo_id,
 // The snapshot folder of name's "main" in the cache (cache_names, in order), or "".
 std::string find_cached_model(const std::string& name);
 
+// A folder given by path or by name: `path_or_name` when it exists, else the snapshot the
+// cache holds for that name, else `path_or_name` unchanged (its reader then says it is
+// missing). For folders other than models: a PEFT adapter (`lora merge --adapter`).
+std::string folder_or_cached(const std::string& path_or_name);
+
 }  // namespace tinylm::hub

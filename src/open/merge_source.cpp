@@ -1,5 +1,6 @@
 #include "open/merge_source.h"
 
+#include "hub/hub_cache.h"
 #include "open/open_model.h"
 #include "util/error.h"
 
@@ -33,8 +34,9 @@ finetune::MergeSummary merge_adapter_into(const std::string& base_source,
   options.option = "--base";
   OpenedModel base = open_model(base_source, options);
   refuse_lora_run(base, base_source);
-  if (base.classifier) return finetune::merge_adapter(*base.classifier, adapter, out);
-  return finetune::merge_adapter(*base.lm, adapter, out);
+  const std::string folder = hub::folder_or_cached(adapter);  // a repo id: from the cache
+  if (base.classifier) return finetune::merge_adapter(*base.classifier, folder, out);
+  return finetune::merge_adapter(*base.lm, folder, out);
 }
 
 }  // namespace tinylm

@@ -79,6 +79,25 @@ TEST(DownloadCli, OpenAisOriginalFilesGiveTheSameModel) {
   expect_exit(2, "download gpt3 --source openai", "not one of OpenAI's GPT-2 models");
 }
 
+// A PEFT adapter repo downloaded by name merges by name, as its folder does.
+TEST(DownloadCli, AnAdapterRepoMergesByName) {
+  HubAndCache h;
+  const std::string adapter = "tests/fixtures/gpt2-micro-lora/adapter";
+  h.hub.add(
+      "me/adapter",
+      {"89abcdef0123456789abcdef0123456789abcdef",
+       {{"adapter_config.json", {read_file(adapter + "/adapter_config.json")}},
+        {"adapter_model.safetensors", {read_file(adapter + "/adapter_model.safetensors"), true}}}});
+  ASSERT_EQ(run_tinylm("download me/adapter").code, 0);
+  const std::string dir = fresh_dir("download-merge");
+  const std::string base = "lora merge --base tests/fixtures/gpt2-micro-lora --adapter ";
+  const RunResult by_name = run_tinylm(base + "me/adapter --out " + dir + "/by-name");
+  ASSERT_EQ(by_name.code, 0) << by_name.output;
+  ASSERT_EQ(run_tinylm(base + adapter + " --out " + dir + "/by-path").code, 0);
+  EXPECT_EQ(read_file(dir + "/by-name/model.safetensors"),
+            read_file(dir + "/by-path/model.safetensors"));
+}
+
 TEST(DownloadCli, BadNamesAndUnknownReposExit2TheNetworkExits1) {
   HubAndCache h;
   expect_exit(2, "download 'not a repo'", "not a Hugging Face repo id");

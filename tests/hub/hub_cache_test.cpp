@@ -88,6 +88,9 @@ TEST(HubCache, AShortNameIsFoundUnderEitherId) {
   EXPECT_EQ(find_cached_model("gpt2"), legacy.snapshot());
   EXPECT_EQ(find_cached_model("openai-community/gpt2"), canonical.snapshot());
   EXPECT_EQ(find_cached_model("runs/x.safetensors/"), "");  // no repo id: not looked up
+  EXPECT_EQ(folder_or_cached("openai-community/gpt2"), canonical.snapshot());
+  EXPECT_EQ(folder_or_cached(cache), cache);              // a path stays a path
+  EXPECT_EQ(folder_or_cached("me/absent"), "me/absent");  // the reader says it is missing
   fs::remove_all(cache);
 }
 

@@ -1,15 +1,30 @@
-// tinylm export --model SRC --format gguf [--dtype f32|f16|bf16|q8_0] --out FILE: a model
-// as a GGUF file that llama.cpp runs (export/gguf_export.h says what is written).
+// tinylm export --model SRC --format gguf|hf [--dtype f32|f16|bf16|q8_0] [--merge] --out
+// PATH: a model as a GGUF file that llama.cpp runs (export/gguf_export.h says what is
+// written), or as a Hugging Face folder (export/hf_export.h).
 #include <cstdio>
 #include <filesystem>
 
 #include "cli/cli_util.h"
 #include "export/gguf_export.h"
+#include "export/hf_export.h"
 #include "io/gguf.h"
 #include "open/open_model.h"
 #include "util/error.h"
 
 namespace tinylm::cli {
+
+namespace {
+
+int export_hf_folder(OpenedModel& opened, const std::string& out, bool merge) {
+  const HfExportSummary s = export_hf(opened, out, merge);
+  std::printf("wrote %s: %s as %s%s%s\n", out.c_str(), opened.title().c_str(),
+              s.architecture.c_str(), s.merged_lora ? ", LoRA adapters merged" : "",
+              s.tokenizer_files ? ", with its tokenizer files"
+                                : "; no tokenizer files (only BPE vocabularies have them)");
+  return 0;
+}
+
+}  // namespace
 
 int run_export(int argc, char** argv) {
   CLI::App app{
@@ -21,10 +36,16 @@ int run_export(int argc, char** argv) {
                  "a run folder, a checkpoint, an instruct run (its adapters merged), a Hugging "
                  "Face GPT-2 folder or a preset")
       ->required();
-  app.add_option("--format", format, "gguf")->required()->check(CLI::IsMember({"gguf"}));
+  app.add_option("--format", format,
+                 "gguf (llama.cpp, ollama, LM Studio) or hf (a folder transformers loads)")
+      ->required()
+      ->check(CLI::IsMember({"gguf", "hf"}));
+  bool merge = false;
+  app.add_flag("--merge", merge, "hf: fold an instruct run's LoRA adapters into the weights");
   app.add_option("--dtype", dtype, "f32, f16, bf16 or q8_0 (blocks of 32 with a half scale)")
       ->capture_default_str();
-  app.add_option("--out", out, "the file to write (must not exist)")->required();
+  app.add_option("--out", out, "the file (gguf) or folder (hf) to write (must not exist)")
+      ->required();
   app.add_option("--name", name, "general.name in the file (default: the source's name)");
   app.add_option("--vocab-dir", vocab_dir,
                  "encoder.json + vocab.bpe for Hugging Face folders and presets")
@@ -32,11 +53,14 @@ int run_export(int argc, char** argv) {
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
   const GgmlType type = parse_ggml_type(dtype);
+  require(format == "gguf" || type == GgmlType::kF32,
+          "--dtype: the hf format writes float32 weights (as save_pretrained does)");
   require(!std::filesystem::exists(std::filesystem::symlink_status(out)),
           "--out: " + out + " exists; tinylm export does not overwrite a file");
   OpenOptions open;
   open.gpt2_vocab_dir = vocab_dir;
   OpenedModel opened = open_model(source, open);
+  if (format == "hf") return export_hf_folder(opened, out, merge);
   if (opened.lora) opened.merge_adapters();
   if (name.empty()) {  // "runs/shakespeare/" -> "shakespeare"
     const std::filesystem::path p = std::filesystem::path(source).lexically_normal();

@@ -1,5 +1,6 @@
 #include "export/gguf_export.h"
 
+#include "export/bpe_spelling.h"
 #include "model/gguf_gpt2.h"
 #include "util/error.h"
 
@@ -12,10 +13,7 @@ constexpr int32_t kNormal = 1, kControl = 3, kUnused = 5;
 }  // namespace
 
 void add_gguf_tokenizer(const BpeTokenizer& tokenizer, int64_t model_vocab, Gguf& g) {
-  require(tokenizer.pretokenizer() == Pretokenizer::Gpt2, [&] {
-    return "a BPE vocabulary with the " + pretokenizer_name(tokenizer.pretokenizer()) +
-           " pre-tokeniser: llama.cpp's gpt2 tokenizer cuts text as GPT-2 does only";
-  });
+  require_gpt2_pretokenizer(tokenizer, "llama.cpp's gpt2 tokenizer");
   const BpeVocab& v = tokenizer.vocab();
   require(v.size() <= model_vocab, [&] {
     return "the tokenizer has " + std::to_string(v.size()) + " tokens, the model only " +
@@ -27,18 +25,13 @@ void add_gguf_tokenizer(const BpeTokenizer& tokenizer, int64_t model_vocab, Gguf
     if (id >= v.size()) {
       tokens.push_back("[PAD" + std::to_string(id) + "]");
       types.push_back(kUnused);
-    } else if (id >= 256 + v.n_merges) {  // a special token: its text
-      tokens.emplace_back(v.bytes_of(static_cast<int32_t>(id)));
-      types.push_back(kControl);
     } else {
-      tokens.push_back(bytes_to_token_text(v.bytes_of(static_cast<int32_t>(id))));
-      types.push_back(kNormal);
+      const auto i = static_cast<int32_t>(id);
+      tokens.push_back(bpe_token_text(v, i));
+      types.push_back(is_special_token(v, i) ? kControl : kNormal);
     }
   }
-  std::vector<std::string> merges;
-  for (const auto& [left, right] : v.merges)
-    merges.push_back(bytes_to_token_text(v.bytes_of(static_cast<int32_t>(left))) + " " +
-                     bytes_to_token_text(v.bytes_of(static_cast<int32_t>(right))));
+  std::vector<std::string> merges = bpe_merge_texts(v);
   const int32_t eot = tokenizer.eot_id();
   g.metadata.emplace_back("tokenizer.ggml.model", GgufValue::string("gpt2"));
   g.metadata.emplace_back("tokenizer.ggml.pre", GgufValue::string("gpt-2"));

@@ -50,5 +50,25 @@ TEST(ExportCli, BadFlagsAreInputErrors) {
   EXPECT_FALSE(file_exists(out));
 }
 
+// --format hf: a folder that tinylm (and transformers) reads back: the same greedy tokens;
+// float32 only; never over an existing folder.
+TEST(ExportCli, AHuggingFaceFolderReadsBack) {
+  const std::string out = fresh_dir("export-hf") + "/tiny-hf";
+  const RunResult r =
+      run_tinylm("export --model tests/fixtures/gpt2-tiny --format hf --out " + out);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("GPT2LMHeadModel, with its tokenizer files"), std::string::npos)
+      << r.output;
+  const std::string greedy =
+      " --prompt-ids 15496,11,314,716 --max-new-tokens 12 --greedy --print-ids";
+  EXPECT_EQ(run_tinylm("generate --model " + out + greedy).output,
+            run_tinylm("generate --model tests/fixtures/gpt2-tiny" + greedy).output);
+  expect_exit(2, "export --model tests/fixtures/gpt2-tiny --format hf --out " + out,
+              "does not overwrite");
+  expect_exit(2,
+              "export --model tests/fixtures/gpt2-tiny --format hf --dtype f16 --out " + out + "2",
+              "float32");
+}
+
 }  // namespace
 }  // namespace tinylm::testing

@@ -1,0 +1,99 @@
+// A model as a Hugging Face folder (see hf_export.h).
+#include "export/hf_export.h"
+
+#include <filesystem>
+
+#include "export/hf_tokenizer_files.h"
+#include "finetune/hf_classifier.h"
+#include "model/hf_gpt2.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace tinylm {
+
+namespace fs = std::filesystem;
+
+void require_hf_expressible(const GPTConfig& c) {
+  require(c.pre_ln, "post-LN blocks (model.pre_ln false): GPT-2 has pre-LN blocks only");
+  require(c.residual,
+          "no residual connections (model.residual false): GPT-2's blocks always have them");
+  require(c.tie_head || !c.head_bias,
+          "a bias on the untied head (model.head_bias): GPT-2's lm_head has none");
+}
+
+std::unique_ptr<GPT> with_learned_positions(GPT& model) {
+  GPTConfig c = model.config();
+  c.position = PositionEncoding::Learned;
+  auto learned = std::make_unique<GPT>(c);
+  ParameterList from = model.parameters();
+  for (auto& [name, param] : learned->parameters()) {
+    if (name == "wpe.weight") {
+      param->value.copy_from(model.wpe.weight.value);  // the sinusoidal table
+      continue;
+    }
+    for (auto& [other, value] : from)
+      if (other == name) param->value.copy_from(value->value);
+  }
+  return learned;
+}
+
+namespace {
+
+void write_language_model(GPT& model, const std::string& dir) {
+  require_hf_expressible(model.config());
+  std::unique_ptr<GPT> learned;
+  GPT* m = &model;
+  if (model.config().position != PositionEncoding::Learned) {
+    learned = with_learned_positions(model);
+    m = learned.get();
+  }
+  save_hf_gpt2(*m, dir);
+}
+
+void write_generation_config(int32_t eot, const std::string& dir) {
+  nlohmann::json g = {{"_from_model_config", true}};
+  if (eot >= 0) g.update({{"bos_token_id", eot}, {"eos_token_id", eot}});
+  write_file_atomic(dir + "/generation_config.json", g.dump(2) + "\n");
+}
+
+}  // namespace
+
+HfExportSummary export_hf(OpenedModel& opened, const std::string& out, bool merge) {
+  require(!fs::exists(fs::symlink_status(out)),
+          "--out: " + out + " exists; tinylm export does not overwrite");
+  HfExportSummary s;
+  if (opened.lora) {
+    require(merge,
+            "an instruct run with LoRA adapters: add --merge to export the weights with "
+            "the adapters folded in (export as a PEFT adapter is not there yet)");
+    opened.merge_adapters();
+    s.merged_lora = true;
+  }
+  if (opened.classifier) require_hf_expressible(opened.classifier->body().config());
+  const auto* bpe = dynamic_cast<const BpeTokenizer*>(opened.tokenizer.get());
+  const std::string parent = fs::path(out).parent_path().string();
+  if (!parent.empty()) create_folder(parent, "--out");  // as save_pretrained makes it
+  const std::string temp = make_temp_folder(out, "--out");
+  try {
+    if (opened.classifier) {
+      finetune::save_hf_classifier(*opened.classifier, temp);
+      s.architecture = "GPT2ForSequenceClassification";
+    } else {
+      write_language_model(opened.language_model("tinylm export --format hf"), temp);
+      s.architecture = "GPT2LMHeadModel";
+    }
+    const int32_t eot = opened.tokenizer ? opened.tokenizer->eot_id() : -1;
+    write_generation_config(eot, temp);
+    if (bpe) {
+      write_hf_tokenizer_files(*bpe, opened.gpt().config().block_size, temp);
+      s.tokenizer_files = true;
+    }
+    fs::rename(temp, out);
+  } catch (...) {
+    fs::remove_all(temp);
+    throw;
+  }
+  return s;
+}
+
+}  // namespace tinylm

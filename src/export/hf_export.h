@@ -1,0 +1,35 @@
+// A model opened by open/ as a Hugging Face folder that transformers loads with
+// from_pretrained (`tinylm export --format hf`), written beside --out under a temp name and
+// renamed into place (an existing --out is refused):
+//   a language model   GPT2LMHeadModel: model.safetensors (Conv1D layout), config.json,
+//                      generation_config.json (model/hf_gpt2.h)
+//   a classifier       GPT2ForSequenceClassification (finetune/hf_classifier.h)
+//   + the tokenizer files of a BPE vocabulary (export/hf_tokenizer_files.h)
+// Sinusoidal positions are written as the equivalent learned table (the same function).
+// What GPT-2 cannot express is refused, naming the config field: post-LN blocks
+// (model.pre_ln false), no residual connections (model.residual false), a bias on an
+// untied head (model.head_bias). An instruct run's LoRA adapters are merged into the
+// weights (merge true) or refused (a PEFT adapter export is not there yet).
+#pragma once
+#include <string>
+
+#include "open/open_model.h"
+
+namespace tinylm {
+
+struct HfExportSummary {
+  std::string architecture;  // "GPT2LMHeadModel" or "GPT2ForSequenceClassification"
+  bool tokenizer_files = false;
+  bool merged_lora = false;
+};
+
+HfExportSummary export_hf(OpenedModel& opened, const std::string& out, bool merge);
+
+// InputError naming the first option of c that GPT-2's Hugging Face layout cannot express.
+void require_hf_expressible(const GPTConfig& c);
+
+// The model with its sinusoidal table as a learned one (the same weights otherwise); the
+// model itself when its positions are learned.
+std::unique_ptr<GPT> with_learned_positions(GPT& model);
+
+}  // namespace tinylm

@@ -23,6 +23,16 @@ std::string model_type_of(const std::string& config_path) {
              : "";
 }
 
+// --out: plain copies of the snapshot's files (the links followed).
+void copy_files(const std::string& snapshot, const std::vector<std::string>& files,
+                const std::string& out) {
+  create_folder(out, "--out");
+  for (const std::string& file : files) {
+    create_folder(fs::path(out + "/" + file).parent_path().string(), "--out");
+    copy_file_atomic(snapshot + "/" + file, out + "/" + file);
+  }
+}
+
 }  // namespace
 
 DownloadResult download_model(const DownloadRequest& request, const HubClient& hub) {
@@ -51,13 +61,7 @@ DownloadResult download_model(const DownloadRequest& request, const HubClient& h
     }
   }
   write_ref(repo, request.revision, info.commit);
-  if (!request.out.empty()) {
-    create_folder(request.out, "--out");
-    for (const std::string& file : files) {
-      create_folder(fs::path(request.out + "/" + file).parent_path().string(), "--out");
-      copy_file_atomic(result.snapshot + "/" + file, request.out + "/" + file);
-    }
-  }
+  if (!request.out.empty()) copy_files(result.snapshot, files, request.out);
   return result;
 }
 

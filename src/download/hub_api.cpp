@@ -53,6 +53,10 @@ std::string strip_etag(std::string e) {
   return e;
 }
 
+bool is_commit_hash(const std::string& s) {
+  return s.size() == 40 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
 bool has(const std::vector<std::string>& files, const std::string& name) {
   return std::find(files.begin(), files.end(), name) != files.end();
 }
@@ -126,6 +130,8 @@ RepoInfo fetch_repo_info(const HubClient& hub, const std::string& repo_id,
     throw DownloadError("the hub's answer for " + where +
                         " is not a model's description: " + e.what());
   }
+  if (!is_commit_hash(info.commit))  // it names a folder of the cache
+    throw DownloadError("the hub's commit for " + where + " is not a commit hash: " + info.commit);
   return info;
 }
 

@@ -168,6 +168,9 @@ TEST(Download, TheHubsAndTheNetworksFailuresSayWhat) {
   const std::string late = error_of<DownloadError>(fetch("me/tiny", 1));
   EXPECT_NE(late.find("timed out"), std::string::npos) << late;
   f.hub.api_delay_ms = 0;
+  f.hub.add("me/odd", {"../../../elsewhere", {{"config.json", {f.config}}}});
+  const std::string odd = error_of<DownloadError>(fetch("me/odd"));
+  EXPECT_NE(odd.find("not a commit hash"), std::string::npos) << odd;
   HubClient nobody = f.client();
   nobody.endpoint = "http://127.0.0.1:1";
   const std::string refused =

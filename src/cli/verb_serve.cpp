@@ -58,6 +58,11 @@ int run_serve(int argc, char** argv) {
   app.add_option("--alias", o.alias, "the model's id in the API (default: the source's name)");
   app.add_option("--cors-origin", o.server.cors_origin,
                  "answer browsers from this origin (or *) with CORS headers");
+  app.add_option("--timeout", o.server.request_timeout_seconds,
+                 "seconds a request may run; then it is cancelled (HTTP 504, or an error "
+                 "event in a stream)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 86400));
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
   const int sources = !source.run.empty() + !source.model.empty() + !preset.empty();

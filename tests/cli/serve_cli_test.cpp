@@ -22,6 +22,7 @@ TEST(ServeCli, BadInputsExit2WithOneMessage) {
   expect_refused(tiny + "--parallel 0", "--parallel");
   expect_refused(tiny + "--parallel 17", "--parallel");
   expect_refused(tiny + "--port 70000", "--port");
+  expect_refused(tiny + "--timeout 0", "--timeout");
   expect_refused(tiny + "--port 0 --ctx 65", "--ctx 65 exceeds the model's context");
   expect_refused(tiny + "--port 0 --api-key-file tests/fixtures/no-key", "no-key");
   expect_refused(tiny + "--port 0 --host 203.0.113.7", "cannot listen on 203.0.113.7");

@@ -404,6 +404,20 @@ TEST(Server, AFullQueueAnswers503) {
   EXPECT_EQ(waiting.get(), 200);
 }
 
+// A request still running at the server's limit (--timeout; 0 s here, so every one is
+// past it at its first look) is cancelled: 504 in OpenAI's error shape, and the server
+// goes on serving.
+TEST(Server, ARequestPastTheTimeLimitIs504) {
+  ServerOptions o;
+  o.request_timeout_seconds = 0;
+  TestServer server(o);
+  auto c = server.client();
+  const auto r = post(c, "/v1/completions", {{"prompt", "a"}, {"max_tokens", 5}});
+  expect_error(r, 504);
+  EXPECT_EQ(json_of(r)["error"]["type"], "timeout_error");
+  EXPECT_EQ(c.Get("/health")->status, 200);
+}
+
 // A client that goes away in the middle of a stream frees its slot (seen in /metrics).
 TEST(Server, ADisconnectingClientFreesItsSlot) {
   TestServer server({}, {.parallel = 1}, testing::slow_model());

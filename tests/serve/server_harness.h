@@ -12,6 +12,7 @@
 
 #include "open/open_model.h"
 #include "serve/engine.h"
+#include "serve/serve.h"
 #include "serve/server.h"
 
 namespace tinylm::serve::testing {
@@ -35,7 +36,7 @@ class TestServer {
     served.source = loaded_.title();
     served.model = loaded_.lm.get();
     served.tokenizer = loaded_.tokenizer.get();
-    served.chat_template = plain_template();
+    served.chat_template = chat_template_for(loaded_);  // as serve.cpp chooses it
     server_->ready(served, *engine_);
   }
   ~TestServer() {

@@ -9,7 +9,9 @@
 #include "export/hf_export.h"
 #include "io/gguf.h"
 #include "open/open_model.h"
+#include "train/model_source.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace tinylm::cli {
 
@@ -22,6 +24,28 @@ int export_hf_folder(OpenedModel& opened, const std::string& out, bool merge) {
               s.tokenizer_files ? ", with its tokenizer files"
                                 : "; no tokenizer files (only BPE vocabularies have them)");
   return 0;
+}
+
+// "runs/shakespeare/" -> "shakespeare": general.name by default.
+std::string name_of(const std::string& source) {
+  const std::filesystem::path p = std::filesystem::path(source).lexically_normal();
+  return (p.has_filename() ? p.filename() : p.parent_path().filename()).string();
+}
+
+// --checkpoint best|last: that checkpoint file of a train run ("": the source as given,
+// which opens a run at its best checkpoint when it has one, as every verb does). A
+// fine-tuning run keeps its last checkpoint only.
+std::string checkpoint_file(const std::string& source, const std::string& which) {
+  if (which.empty()) return source;
+  const ModelSourceInfo info = identify_model_source(source, "--model");
+  if (which == "last" && info.kind == ModelSourceKind::FinetuneRun) return source;
+  require(info.kind == ModelSourceKind::TrainRun,
+          "--checkpoint " + which + ": " + source + " is " + describe(info) +
+              "; only a tinylm train run keeps best and last checkpoints");
+  const std::string file = info.path + "/" + which + ".safetensors";
+  require(file_exists(file),
+          "--checkpoint " + which + ": " + source + " has no " + which + ".safetensors yet");
+  return file;
 }
 
 }  // namespace
@@ -40,6 +64,11 @@ int run_export(int argc, char** argv) {
                  "gguf (llama.cpp, ollama, LM Studio) or hf (a folder transformers loads)")
       ->required()
       ->check(CLI::IsMember({"gguf", "hf"}));
+  std::string checkpoint;
+  app.add_option("--checkpoint", checkpoint,
+                 "best (lowest val loss) or last checkpoint of a tinylm train run (default: "
+                 "best when the run has one, as sample and generate open it)")
+      ->check(CLI::IsMember({"best", "last"}));
   bool merge = false;
   app.add_flag("--merge", merge, "hf: fold an instruct run's LoRA adapters into the weights");
   app.add_option("--dtype", dtype, "f32, f16, bf16 or q8_0 (blocks of 32 with a half scale)")
@@ -57,15 +86,12 @@ int run_export(int argc, char** argv) {
           "--dtype: the hf format writes float32 weights (as save_pretrained does)");
   require(!std::filesystem::exists(std::filesystem::symlink_status(out)),
           "--out: " + out + " exists; tinylm export does not overwrite a file");
+  if (name.empty()) name = name_of(source);
   OpenOptions open;
   open.gpt2_vocab_dir = vocab_dir;
-  OpenedModel opened = open_model(source, open);
+  OpenedModel opened = open_model(checkpoint_file(source, checkpoint), open);
   if (format == "hf") return export_hf_folder(opened, out, merge);
   if (opened.lora) opened.merge_adapters();
-  if (name.empty()) {  // "runs/shakespeare/" -> "shakespeare"
-    const std::filesystem::path p = std::filesystem::path(source).lexically_normal();
-    name = (p.has_filename() ? p.filename() : p.parent_path().filename()).string();
-  }
   const Gguf gguf = export_gguf(opened, type, name);
   save_gguf(out, gguf);
   std::printf("wrote %s: %s, %zu tensors, %s matrices\n", out.c_str(), opened.title().c_str(),

@@ -70,5 +70,37 @@ TEST(ExportCli, AHuggingFaceFolderReadsBack) {
               "float32");
 }
 
+// --checkpoint best|last exports that checkpoint file of a train run (the run's default,
+// as sample opens it, is best); only train runs have both.
+TEST(ExportCli, CheckpointBestOrLastIsThatFile) {
+  const std::string dir = fresh_dir("export-best");
+  ASSERT_EQ(run_tinylm("train --quiet --config configs/addition.json --out " + dir +
+                       "/run --set train.max_steps=5 --set train.eval_interval=2 "
+                       "--set train.eval_iters=1 --set train.batch_size=8")
+                .code,
+            0);
+  const auto exported = [&](const std::string& model, const std::string& flags,
+                            const std::string& out) {
+    const RunResult r =
+        run_tinylm("export --model " + model + flags + " --format hf --out " + dir + "/" + out);
+    EXPECT_EQ(r.code, 0) << r.output;
+    return read_file(dir + "/" + out + "/model.safetensors");
+  };
+  const std::string run = dir + "/run";
+  const std::string best_file = exported(run + "/best.safetensors", "", "best-file");
+  const std::string last_file = exported(run + "/last.safetensors", "", "last-file");
+  EXPECT_TRUE(exported(run, " --checkpoint best", "best") == best_file);
+  EXPECT_TRUE(exported(run, " --checkpoint last", "last") == last_file);
+  EXPECT_TRUE(exported(run, "", "default") == best_file);
+  // with this seed the best is step 4 and the last step 5: the two differ
+  if (read_file(run + "/best.safetensors") != read_file(run + "/last.safetensors")) {
+    EXPECT_FALSE(best_file == last_file);
+  }
+  expect_exit(
+      2,
+      "export --model tests/fixtures/gpt2-tiny --checkpoint best --format hf --out " + dir + "/c",
+      "only a tinylm train run keeps best and last checkpoints");
+}
+
 }  // namespace
 }  // namespace tinylm::testing

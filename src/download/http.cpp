@@ -192,8 +192,9 @@ HttpResponse head(const std::string& url, const HttpOptions& options) {
 
 HttpResponse get_text(const std::string& url, const HttpOptions& options) {
   std::string body;
-  const BodySink sink = [&body](long, std::string_view bytes) {
-    if (body.size() + bytes.size() > 16 * 1024 * 1024) return false;  // no API answer is this big
+  const BodySink sink = [&body, &url](long, std::string_view bytes) {
+    if (body.size() + bytes.size() > 16 * 1024 * 1024)  // no API answer is this big
+      throw DownloadError("the answer of " + url + " is over 16 MiB: not the hub's API");
     body.append(bytes);
     return true;
   };

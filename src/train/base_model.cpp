@@ -42,7 +42,9 @@ BaseModel load_base_model(const std::string& src, const nlohmann::json& model_ov
     case ModelSourceKind::OpenAiCheckpoint:
       base.model = load_openai_gpt2(source.path);
       base.tokenizer = std::make_unique<BpeTokenizer>(
-          file_exists(source.path + "/encoder.json") ? source.path : default_gpt2_dir());
+          file_exists(source.path + "/encoder.json") && file_exists(source.path + "/vocab.bpe")
+              ? source.path
+              : default_gpt2_dir());
       base.kind = "openai";
       break;
     case ModelSourceKind::TrainRun:

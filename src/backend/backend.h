@@ -5,6 +5,7 @@
 //   "cpu"   the fast kernels of ops/ (the default for CPU tensors)
 //   "ref"   ops::ref, the readable twins every other backend is tested against
 //   "cuda"  src/cuda, in a build with CUDA (only usable with a GPU); it has every entry
+//           but the F16 and Q8_0 ones (decoding copies are a CPU path)
 // A table may leave an entry missing (Kernel{"name"}): calling it throws naming the
 // kernel, and the op table test has no case of it on that backend.
 // backend/registry.h finds them; tests/backend/op_table_test.cpp runs every registered
@@ -49,6 +50,15 @@ struct Backend {
   Kernel<void(const float*, uint16_t*, int64_t)> to_bf16{"to_bf16"};
   Kernel<void(const float*, const uint16_t*, const float*, float*, int64_t, int64_t, int64_t)>
       linear_forward_bf16{"linear_forward_bf16"};
+  // ops/f16.h (weights as IEEE halves, products with float32 activations)
+  Kernel<void(const float*, uint16_t*, int64_t)> to_f16{"to_f16"};
+  Kernel<void(const float*, const uint16_t*, const float*, float*, int64_t, int64_t, int64_t)>
+      linear_forward_f16{"linear_forward_f16"};
+  // ops/q8_0.h (weights as ggml's Q8_0 blocks, integer products with x quantised per block)
+  Kernel<void(const float*, int8_t*, uint16_t*, int64_t, int64_t)> quantize_q8_0{"quantize_q8_0"};
+  Kernel<void(const float*, const int8_t*, const uint16_t*, const float*, float*, int64_t, int64_t,
+              int64_t)>
+      linear_forward_q8_0{"linear_forward_q8_0"};
 
   // ops/layernorm.h
   Kernel<void(const float*, const float*, const float*, float*, float*, float*, int64_t, int64_t,

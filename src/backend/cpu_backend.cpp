@@ -1,6 +1,8 @@
 // The fast CPU kernels of ops/ as a backend table.
 #include "backend/registry.h"
 #include "ops/bf16.h"
+#include "ops/f16.h"
+#include "ops/q8_0.h"
 #include "ops/cross_entropy.h"
 #include "ops/dropout.h"
 #include "ops/embedding.h"
@@ -26,6 +28,10 @@ const Backend& cpu_backend() {
       .linear_backward = ops::linear_backward,
       .to_bf16 = ops::to_bf16,
       .linear_forward_bf16 = ops::linear_forward_bf16,
+      .to_f16 = ops::to_f16,
+      .linear_forward_f16 = ops::linear_forward_f16,
+      .quantize_q8_0 = ops::quantize_q8_0,
+      .linear_forward_q8_0 = ops::linear_forward_q8_0,
       .layernorm_forward = ops::layernorm_forward,
       .layernorm_backward = ops::layernorm_backward,
       .activation_forward = ops::activation_forward,

@@ -2,6 +2,8 @@
 // tests/backend/op_table_test.cpp compares every other backend with.
 #include "backend/registry.h"
 #include "ops/bf16.h"
+#include "ops/f16.h"
+#include "ops/q8_0.h"
 #include "ops/cross_entropy.h"
 #include "ops/dropout.h"
 #include "ops/embedding.h"
@@ -27,6 +29,10 @@ const Backend& ref_backend() {
       .linear_backward = ops::ref::linear_backward,
       .to_bf16 = ops::ref::to_bf16,
       .linear_forward_bf16 = ops::ref::linear_forward_bf16,
+      .to_f16 = ops::ref::to_f16,
+      .linear_forward_f16 = ops::ref::linear_forward_f16,
+      .quantize_q8_0 = ops::ref::quantize_q8_0,
+      .linear_forward_q8_0 = ops::ref::linear_forward_q8_0,
       .layernorm_forward = ops::ref::layernorm_forward,
       .layernorm_backward = ops::ref::layernorm_backward,
       .activation_forward = ops::ref::activation_forward,

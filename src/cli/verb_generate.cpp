@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/cli_util.h"
+#include "cli/decode_flags.h"
 #include "generate/generate.h"
 #include "open/open_model.h"
 #include "tokenizer/bpe_tokenizer.h"
@@ -21,7 +22,7 @@ int run_generate(int argc, char** argv) {
   std::string model_dir, prompt_ids, prompt_text, vocab_dir = default_gpt2_dir();
   GenerateOptions opts;
   uint64_t seed = 1337;
-  bool print_ids = false, bf16 = false;
+  bool print_ids = false;
   app.add_option("--model", model_dir,
                  "a Hugging Face GPT-2 folder, a run folder, a checkpoint, an instruct run, a GGUF "
                  "file or a preset")
@@ -45,9 +46,8 @@ int run_generate(int argc, char** argv) {
   app.add_option("--seed", seed, "random seed for sampling")->capture_default_str()->check(kSeed);
   app.add_flag("--print-ids", print_ids,
                "also print the generated ids, comma-separated, on one line");
-  app.add_flag("--bf16", bf16,
-               "decode with bf16 copies of the weights (half the memory traffic; the products "
-               "stay float32; the prompt uses the float32 weights)");
+  DecodeFlags decode;
+  add_decode_flags(app, decode);
   std::string device = "cpu";
   add_device_option(app, device);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
@@ -74,7 +74,7 @@ int run_generate(int argc, char** argv) {
             "--prompt-ids: id " + std::to_string(id) + " is outside the vocabulary (" +
                 std::to_string(model->config().vocab_size) + " tokens)");
   opts.stop_id = -1;  // generation goes on past <|endoftext|>
-  if (bf16) model->set_bf16_decode(true);
+  model->set_decode_weights(chosen_decode_weights(decode, opened));
   Rng rng(seed);
   const std::vector<int32_t> out = generate(*model, prompt, opts, rng);
   if (tok && tok->vocab_size() == model->config().vocab_size) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/cli_util.h"
+#include "cli/decode_flags.h"
 #include "cli/model_flags.h"
 #include "generate/generate.h"
 #include "generate/stop_text_stream.h"
@@ -53,10 +54,8 @@ int run_sample(int argc, char** argv) {
   app.add_option("--seed", seed, "random seed")->capture_default_str()->check(kSeed);
   app.add_option("--stop", stop, "stop when this text is generated (it is not printed)");
   app.add_flag("--no-cache", no_cache, "recompute the whole context at every step (no KV cache)");
-  bool bf16 = false;
-  app.add_flag("--bf16", bf16,
-               "decode with bf16 copies of the weights (half the memory traffic; the products "
-               "stay float32; the prompt uses the float32 weights)");
+  DecodeFlags decode;
+  add_decode_flags(app, decode);
   std::string device = "cpu";
   add_device_option(app, device);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
@@ -71,7 +70,7 @@ int run_sample(int argc, char** argv) {
   GPT& model = opened.language_model("tinylm sample");
   opened.to(parse_device(device));
   const Tokenizer& tokenizer = *opened.tokenizer;
-  if (bf16) model.set_bf16_decode(true);
+  model.set_decode_weights(chosen_decode_weights(decode, opened));
   std::vector<int32_t> ids = tokenizer.encode(prompt);
   require(!ids.empty(), "--prompt is empty after tokenization");
   opts.stop_id = tokenizer.eot_id();

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/cli_util.h"
+#include "cli/decode_flags.h"
 #include "cli/model_flags.h"
 #include "ops/matmul.h"
 #include "serve/serve.h"
@@ -63,7 +64,10 @@ int run_serve(int argc, char** argv) {
                  "event in a stream)")
       ->capture_default_str()
       ->check(CLI::Range(1, 86400));
+  DecodeFlags decode;
+  add_decode_flags(app, decode);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
+  o.decode_weights = asked_decode_weights(decode);
 
   const int sources = !source.run.empty() + !source.model.empty() + !preset.empty();
   require(sources == 1, "pass one of --run DIR, --model SRC or --preset NAME");

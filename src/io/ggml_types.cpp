@@ -7,6 +7,7 @@
 
 #include "util/error.h"
 #include "util/float16.h"
+#include "util/q8_0.h"
 
 namespace tinylm {
 namespace {
@@ -23,20 +24,16 @@ void store(char* p, T v) {
   std::memcpy(p, &v, sizeof v);
 }
 
-// One block of 32 values: the scale max|x| / 127 (as a half), then x / scale rounded.
 void quantize_q8_block(const float* x, char* out) {
-  float amax = 0.0f;
-  for (int64_t j = 0; j < kQ8Block; ++j) amax = std::max(amax, std::fabs(x[j]));
-  const float d = amax / 127.0f;
-  const float inverse = d != 0.0f ? 1.0f / d : 0.0f;
-  store(out, float_to_half(d));
-  for (int64_t j = 0; j < kQ8Block; ++j)
-    out[2 + j] = static_cast<char>(static_cast<int8_t>(std::round(x[j] * inverse)));
+  BlockQ8_0 block;
+  quantize_q8_0_block(x, &block);
+  std::memcpy(out, &block, sizeof block);
 }
 
-void dequantize_q8_block(const char* block, float* out) {
-  const float d = half_to_float(load<uint16_t>(block));
-  for (int64_t j = 0; j < kQ8Block; ++j) out[j] = d * static_cast<int8_t>(block[2 + j]);
+void dequantize_q8_block(const char* bytes, float* out) {
+  BlockQ8_0 block;
+  std::memcpy(&block, bytes, sizeof block);
+  dequantize_q8_0_block(block, out);
 }
 
 }  // namespace

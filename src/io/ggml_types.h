@@ -3,20 +3,17 @@
 //   F32   4 bytes per value
 //   F16   IEEE half, 2 bytes (util/float16.h: nearest, ties to even)
 //   BF16  bfloat16, 2 bytes (util/float16.h)
-//   Q8_0  blocks of 32 values, 34 bytes each: a half scale d, then 32 int8 q, value d * q.
-//         Quantising as ggml's reference quantiser does: d = max|x| / 127 over the block,
-//         q = x / d rounded half away from zero (0 where d is 0); the half of d is stored.
+//   Q8_0  blocks of 32 values, 34 bytes each (util/q8_0.h: ggml's block and quantiser)
 // The numbers are ggml's (enum ggml_type), so that files are interchangeable.
 #pragma once
 #include <cstdint>
 #include <string>
 
+#include "util/q8_0.h"  // the Q8_0 block (kQ8Block values, kQ8BlockBytes bytes)
+
 namespace tinylm {
 
 enum class GgmlType : uint32_t { kF32 = 0, kF16 = 1, kQ8_0 = 8, kBF16 = 30 };
-
-inline constexpr int64_t kQ8Block = 32;       // values per Q8_0 block
-inline constexpr int64_t kQ8BlockBytes = 34;  // its half scale and 32 int8
 
 // Whether tinylm reads and writes this ggml type number.
 bool ggml_type_known(uint32_t type);

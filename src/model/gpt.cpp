@@ -46,7 +46,7 @@ void GPT::to(Device device) {
   move_parameters(parameters(), device);
   if (!wpe.learned()) wpe.weight.to(device);  // the sinusoidal table, not a parameter
   device_ = device;
-  if (device != Device::kCpu) set_bf16_decode(false);
+  if (device != Device::kCpu) set_decode_weights(nn::DecodeWeights::kF32);
 }
 
 Tensor GPT::forward_hidden(const int32_t* ids, int64_t B, int64_t T, const nn::Context& ctx,
@@ -129,9 +129,8 @@ Tensor GPT::forward_cached(const int32_t* ids, std::span<const int64_t> counts,
   const Tensor normed = ln_f.forward(cached_last_);
   cached_logits_.ensure_shape({S, V}, device_);
   const float* bias = config_.head_bias ? lm_head_bias.value.data() : nullptr;
-  if (R == S && !head_bf16_.empty())
-    on(normed).linear_forward_bf16(normed.data(), head_bf16_.data(), bias, cached_logits_.data(), S,
-                                   C, V);
+  if (R == S && device_ == Device::kCpu && head_copy_.serves(S))  // decode steps
+    head_copy_.forward(normed.data(), bias, cached_logits_.data(), S);
   else
     on(normed).linear_forward(normed.data(), head_weight().value.data(), bias,
                               cached_logits_.data(), S, C, V);
@@ -141,17 +140,30 @@ Tensor GPT::forward_cached(const int32_t* ids, std::span<const int64_t> counts,
   return cached_logits_host_;
 }
 
-void GPT::set_bf16_decode(bool enabled) {
+void GPT::set_decode_weights(nn::DecodeWeights type) {
+  if (device_ != Device::kCpu) type = nn::DecodeWeights::kF32;
   for (auto& block : h)
     for (nn::Linear* l :
          {&block.attn.c_attn, &block.attn.c_proj, &block.mlp.c_fc, &block.mlp.c_proj})
-      l->set_bf16_weights(enabled);
-  head_bf16_.clear();
-  head_bf16_.shrink_to_fit();
-  if (!enabled || device_ != Device::kCpu) return;
-  const Tensor& w = head_weight().value;
-  head_bf16_.resize(static_cast<size_t>(w.numel()));
-  on(w).to_bf16(w.data(), head_bf16_.data(), w.numel());
+      l->set_decode_weights(type);
+  head_copy_.make(head_weight().value, type);
+  decode_weights_ = type;
+}
+
+int64_t GPT::decode_weight_bytes() {
+  const auto matrix_bytes = [](const nn::DecodeCopy& copy, const Tensor& w) {
+    return copy.empty() ? 4 * w.numel() : copy.bytes();
+  };
+  int64_t bytes = 4 * 2 * config_.d_model;  // a row of the token and position tables
+  for (auto& block : h)
+    for (nn::Linear* l :
+         {&block.attn.c_attn, &block.attn.c_proj, &block.mlp.c_fc, &block.mlp.c_proj})
+      bytes += matrix_bytes(l->decode_copy(), l->weight.value) + 4 * l->bias.value.numel();
+  bytes += matrix_bytes(head_copy_, head_weight().value);
+  for (const auto& [name, p] : parameters())  // norms and the head's bias
+    if (name.find("ln_") != std::string::npos || name == "lm_head.bias")
+      bytes += 4 * p->value.numel();
+  return bytes;
 }
 
 double GPT::forward_loss(const int32_t* ids, const int32_t* targets, int64_t B, int64_t T,

@@ -71,12 +71,16 @@ class GPT {
   // alone (so a server's batching does not change any request's tokens).
   Tensor forward_cached(const int32_t* ids, std::span<const int64_t> counts,
                         std::span<KVCache* const> caches);
-  // Decode steps (one new token) read bf16 copies of the linear layers' and the head's
-  // weights (ops/bf16.h: half the bytes of a bandwidth-bound step; products in float32).
-  // The prompt, training and evaluation keep the float32 weights. For inference: call it
-  // after the weights are final (the copies are not updated). false drops the copies.
-  // A CPU path: on another device the float32 weights stay in use.
-  void set_bf16_decode(bool enabled);
+  // Decode steps read copies of the linear layers' and the head's weights in `type`
+  // (nn/decode_weights.h: bf16 or Q8_0, fewer bytes for a bandwidth-bound step); kF32
+  // drops them. The prompt (beyond the rows a copy serves), training and evaluation keep
+  // the float32 weights. For inference: call it after the weights are final (the copies
+  // are not updated). A CPU path: on another device the float32 weights stay in use.
+  void set_decode_weights(nn::DecodeWeights type);
+  nn::DecodeWeights decode_weights() const { return decode_weights_; }
+  // Bytes of weights one decode step reads (batch 1): the linear layers and the head as
+  // their copies (or float32), norms and biases, one row of each embedding table.
+  int64_t decode_weight_bytes();
 
   // forward, then the mean cross-entropy against targets [B, T] (ops::kIgnoreIndex
   // entries are skipped). Keeps d(loss)/d(logits) for backward().
@@ -110,7 +114,8 @@ class GPT {
   DeviceIds targets_;  // the last forward_loss's targets on the device
   nn::Dropout embd_drop_;
   int64_t B_ = 0, T_ = 0;
-  std::vector<uint16_t> head_bf16_;  // [V, C], empty unless set_bf16_decode(true)
+  nn::DecodeWeights decode_weights_ = nn::DecodeWeights::kF32;
+  nn::DecodeCopy head_copy_;  // [V, C] in decode_weights_ (empty for kF32)
   // Every buffer a step writes, kept from step to step (the memory plan): training's and
   // decoding's (cached_*).
   Tensor x0_, xf_, logits_, dlogits_, dxf_, dtok_, dpos_;

@@ -30,20 +30,16 @@ Tensor Linear::forward(const Tensor& x, const Context& ctx) {
   const int64_t n = x.numel() / in_;
   y_.ensure_shape(with_last_dim(x.shape(), out_), x.device());
   const float* b = has_bias_ ? bias.value.data() : nullptr;
-  if (n == 1 && !weight_bf16_.empty())
-    on(x).linear_forward_bf16(x.data(), weight_bf16_.data(), b, y_.data(), n, in_, out_);
+  if (x.device() == Device::kCpu && decode_copy_.serves(n))
+    decode_copy_.forward(x.data(), b, y_.data(), n);
   else
     on(x).linear_forward(x.data(), weight.value.data(), b, y_.data(), n, in_, out_);
   if (adapter) adapter->forward_add(x.data(), y_.data(), n, ctx);
   return y_;
 }
 
-void Linear::set_bf16_weights(bool enabled) {
-  weight_bf16_.clear();
-  weight_bf16_.shrink_to_fit();
-  if (!enabled || weight.value.device() != Device::kCpu) return;  // a CPU decoding path
-  weight_bf16_.resize(static_cast<size_t>(weight.value.numel()));
-  on(weight.value).to_bf16(weight.value.data(), weight_bf16_.data(), weight.value.numel());
+void Linear::set_decode_weights(DecodeWeights type) {
+  decode_copy_.make(weight.value, type);
 }
 
 Tensor Linear::backward(const Tensor& dy) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nn/context.h"
+#include "nn/decode_weights.h"
 #include "nn/linear_adapter.h"
 #include "tensor/parameter.h"
 
@@ -22,12 +23,12 @@ class Linear {
 
   // ctx reaches an attached adapter (its dropout); the linear map itself has none.
   Tensor forward(const Tensor& x, const Context& ctx = {});
-  // Keeps a bf16 copy of the weight (ops/bf16.h) that forward then reads for a single
-  // input row (decoding one token, bandwidth-bound); several rows still use the float32
-  // weight. For inference only: the copy is not updated when the weight changes.
-  // set_bf16_weights(false) drops it.
-  void set_bf16_weights(bool enabled);
-  bool has_bf16_weights() const { return !weight_bf16_.empty(); }
+  // Keeps a copy of the weight in `type` (nn/decode_weights.h) that forward then reads
+  // for decode steps (a few input rows, bandwidth-bound); more rows still use the float32
+  // weight. For inference only: the copy is not updated when the weight changes. kF32
+  // drops it.
+  void set_decode_weights(DecodeWeights type);
+  const DecodeCopy& decode_copy() const { return decode_copy_; }
   Tensor backward(const Tensor& dy);
   void init(Rng& rng, float std);
   void parameters(ParameterList& list, const std::string& prefix);
@@ -36,16 +37,16 @@ class Linear {
   int64_t out_features() const { return out_; }
   bool has_bias() const { return has_bias_; }
 
-  Parameter weight;  // [out, in]
-  Parameter bias;    // [out] (empty when has_bias is false)
+  Parameter weight;                        // [out, in]
+  Parameter bias;                          // [out] (empty when has_bias is false)
   std::shared_ptr<LinearAdapter> adapter;  // null unless a fine-tuning adapter is attached
 
  private:
   int64_t in_ = 0, out_ = 0;
   bool has_bias_ = false;
-  std::vector<uint16_t> weight_bf16_;  // [out, in], empty unless set_bf16_weights(true)
-  Tensor x_;      // saved input
-  Tensor y_, dx_;  // reused output buffers
+  DecodeCopy decode_copy_;  // empty unless set_decode_weights chose a copy
+  Tensor x_;                // saved input
+  Tensor y_, dx_;           // reused output buffers
 };
 
 // The output shape of a linear map applied to the last dimension of `shape`.

@@ -106,6 +106,9 @@ OpenedModel open_model(const std::string& src, const OpenOptions& options) {
       m.lm = std::move(gguf.model);
       m.tokenizer = std::move(gguf.tokenizer);
       m.checkpoint = m.source.path;
+      if (gguf.matrix_type == GgmlType::kQ8_0) m.stored_decode_weights = nn::DecodeWeights::kQ8_0;
+      if (gguf.matrix_type == GgmlType::kBF16) m.stored_decode_weights = nn::DecodeWeights::kBf16;
+      if (gguf.matrix_type == GgmlType::kF16) m.stored_decode_weights = nn::DecodeWeights::kF16;
       break;
     }
   }

@@ -81,6 +81,7 @@ int serve(const ServeOptions& options) {
   OpenedModel loaded = open_model(options.source, open);
   GPT& model = loaded.language_model("tinylm serve");
   if (loaded.lora) loaded.merge_adapters();
+  model.set_decode_weights(options.decode_weights.value_or(loaded.stored_decode_weights));
   EngineOptions engine_options = options.engine;
   engine_options.threads = options.threads;
   Engine engine(model, *loaded.tokenizer, engine_options);

@@ -4,6 +4,7 @@
 // accepting, let the requests in flight finish for up to shutdown_wait_seconds (the rest
 // are cancelled), and return 0.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "open/open_model.h"
@@ -19,6 +20,9 @@ struct ServeOptions {
   ServerOptions server;
   EngineOptions engine;
   int threads = 0;  // 0: all cores
+  // The weights decode steps read (nn/decode_weights.h); nullopt: a GGUF file's own
+  // precision, float32 for other sources.
+  std::optional<nn::DecodeWeights> decode_weights;
   int shutdown_wait_seconds = 10;
 };
 

@@ -41,6 +41,8 @@ std::unique_ptr<BpeTokenizer> gguf_tokenizer(const Gguf& g) {
 GgufModel load_gguf_model(const std::string& path) {
   const Gguf g = load_gguf(path);
   GgufModel m{gpt_from_gguf(g), gguf_tokenizer(g)};
+  for (const GgufTensor& t : g.tensors)
+    if (t.name == "blk.0.attn_qkv.weight") m.matrix_type = t.type;
   require(m.tokenizer->vocab_size() <= m.model->config().vocab_size, [&] {
     return path + ": the tokenizer has " + std::to_string(m.tokenizer->vocab_size()) +
            " tokens, the model " + std::to_string(m.model->config().vocab_size);

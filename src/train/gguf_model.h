@@ -17,6 +17,7 @@ namespace tinylm {
 struct GgufModel {
   std::unique_ptr<GPT> model;
   std::unique_ptr<BpeTokenizer> tokenizer;
+  GgmlType matrix_type = GgmlType::kF32;  // how the file stores the blocks' linear weights
 };
 
 GgufModel load_gguf_model(const std::string& path);

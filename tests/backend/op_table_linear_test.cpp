@@ -1,6 +1,8 @@
 // Matrix products, the linear layer and bf16 weights: the cases of the op table test.
 #include "op_table.h"
 #include "ops/bf16.h"
+#include "ops/f16.h"
+#include "ops/q8_0.h"
 #include "util/ignore_index.h"
 
 namespace tinylm::op_table {
@@ -168,13 +170,51 @@ std::vector<float> bf16_special_values() {
   return v;
 }
 
-// The special values, then normal numbers of many magnitudes and random bit patterns.
-Case to_bf16_case(int64_t n) {
+// The two 16-bit weight formats (ops/bf16.h, ops/f16.h), as the cases below use them.
+using ToHalf = Kernel<void(const float*, uint16_t*, int64_t)>;
+using LinearHalf =
+    Kernel<void(const float*, const uint16_t*, const float*, float*, int64_t, int64_t, int64_t)>;
+struct Format16 {
+  const char* name;  // "bf16", "f16"
+  uint16_t (*narrow)(float);
+  ToHalf Backend::*to;
+  LinearHalf Backend::*linear;
+  Entry to_entry, linear_entry;
+  float lowest_power;  // random magnitudes 10^lowest_power .. 10^(lowest_power + powers - 1)
+  int powers;
+  uint16_t unwritten;  // a NaN the conversion never writes
+  Tol linear_tol;
+};
+// bf16 keeps float32's range; halves overflow past 65504 and go subnormal below 6e-5.
+const Format16 kBf16Format{"bf16",
+                           ops::float_to_bf16,
+                           &Backend::to_bf16,
+                           &Backend::linear_forward_bf16,
+                           ENTRY(to_bf16),
+                           ENTRY(linear_forward_bf16),
+                           -6,
+                           13,
+                           0x7fbf,
+                           {1e-5, 1e-6}};
+// 17 rows of 769 sums reach 1e-6 of cancellation error; 1e-5 absolute
+const Format16 kF16Format{"f16",
+                          float_to_half,
+                          &Backend::to_f16,
+                          &Backend::linear_forward_f16,
+                          ENTRY(to_f16),
+                          ENTRY(linear_forward_f16),
+                          -9,
+                          15,
+                          0x7d01,
+                          {1e-5, 1e-5}};
+
+// The special values, then numbers of many magnitudes and random bit patterns.
+Case to_16bit_case(const Format16& f, int64_t n) {
   auto make = [=](Rng& rng) {
     std::vector<float> w = bf16_special_values();
     w.resize(std::min<size_t>(w.size(), n));
     for (int64_t i = static_cast<int64_t>(w.size()); i < n; ++i)
-      w.push_back(i % 2 ? std::pow(10.0f, float(i % 13) - 6) * rng.normal()
+      w.push_back(i % 2 ? std::pow(10.0f, float(i % f.powers) + f.lowest_power) * rng.normal()
                         : from_bits(static_cast<uint32_t>(rng.next_u64())));
     Inputs in;
     in.f["w"] = w;
@@ -182,51 +222,129 @@ Case to_bf16_case(int64_t n) {
   };
   auto run = [=](const Backend& b, const Inputs& in) {
     const Tensor w = upload(in["w"], b.device);
-    // 0x7fbf: a NaN without the quiet bit, which to_bf16 never writes
-    DeviceArray<uint16_t> out(std::vector<uint16_t>(n, 0x7fbf), b.device);
-    b.to_bf16(w.data(), out.data(), n);
+    DeviceArray<uint16_t> out(std::vector<uint16_t>(n, f.unwritten), b.device);
+    (b.*f.to)(w.data(), out.data(), n);
     std::vector<float> bits;
     for (uint16_t h : out.download()) bits.push_back(h);
-    return Outputs().add("bf16 bits", bits);
+    return Outputs().add(std::string(f.name) + " bits", bits);
   };
-  return {"to_bf16 " + dims({{"n", n}}), ENTRY(to_bf16), make, run, kExact};
+  return {std::string("to_") + f.name + " " + dims({{"n", n}}), f.to_entry, make, run, kExact};
 }
 
-Case linear_forward_bf16_case(int64_t N, int64_t C, int64_t OC, bool bias) {
+Case linear_forward_16bit_case(const Format16& f, int64_t N, int64_t C, int64_t OC, bool bias) {
   auto make = [=](Rng& rng) {
     Inputs in;
     in.f["x"] = random_vec(N * C, rng);
-    in.f["W"] = random_vec(OC * C, rng, 0.1f);  // rounded to bf16 in run
+    in.f["W"] = random_vec(OC * C, rng, 0.1f);  // rounded to the format in run
     in.f["b"] = random_vec(OC, rng);
     return in;
   };
   auto run = [=](const Backend& b, const Inputs& in) {
     std::vector<uint16_t> W16;
-    for (float w : in["W"]) W16.push_back(ops::float_to_bf16(w));
+    for (float w : in["W"]) W16.push_back(f.narrow(w));
     const Device d = b.device;
     const DeviceArray<uint16_t> W(W16, d);
     const Tensor x = upload(in["x"], d), bb = upload(in["b"], d);
     Tensor y = fresh(N * OC, d);
-    b.linear_forward_bf16(x.data(), W.data(), bias ? bb.data() : nullptr, y.data(), N, C, OC);
+    (b.*f.linear)(x.data(), W.data(), bias ? bb.data() : nullptr, y.data(), N, C, OC);
     return Outputs().add("y", y);
   };
-  return {"linear_forward_bf16 " + dims({{"N", N}, {"C", C}, {"OC", OC}}) +
+  return {std::string("linear_forward_") + f.name + " " + dims({{"N", N}, {"C", C}, {"OC", OC}}) +
               (bias ? " bias" : " no-bias"),
-          ENTRY(linear_forward_bf16),
+          f.linear_entry, make, run, f.linear_tol};
+}
+
+// Rows of many magnitudes, an all-zero block, and one with a single non-zero value.
+Case quantize_q8_0_case(int64_t OC, int64_t C) {
+  auto make = [=](Rng& rng) {
+    Inputs in;
+    std::vector<float> w(OC * C);
+    for (int64_t i = 0; i < OC * C; ++i)
+      w[i] = std::pow(10.0f, float(i / kQ8Block % 9) - 5) * rng.normal();
+    if (OC * C >= 3 * kQ8Block) {
+      std::fill(w.begin() + kQ8Block, w.begin() + 3 * kQ8Block, 0.0f);
+      w[2 * kQ8Block + 7] = -3.5f;
+    }
+    in.f["w"] = w;
+    return in;
+  };
+  auto run = [=](const Backend& b, const Inputs& in) {
+    const Tensor w = upload(in["w"], b.device);
+    // 0x7fff: a NaN scale, and -128: a value, that quantize_q8_0 never writes
+    DeviceArray<int8_t> q(std::vector<int8_t>(OC * C, -128), b.device);
+    DeviceArray<uint16_t> d(std::vector<uint16_t>(OC * C / kQ8Block, 0x7fff), b.device);
+    b.quantize_q8_0(w.data(), q.data(), d.data(), OC, C);
+    const std::vector<int8_t> qs = q.download();
+    const std::vector<uint16_t> ds = d.download();
+    return Outputs()
+        .add("values", std::vector<float>(qs.begin(), qs.end()))
+        .add("half scales", std::vector<float>(ds.begin(), ds.end()));
+  };
+  return {"quantize_q8_0 " + dims({{"OC", OC}, {"C", C}}), ENTRY(quantize_q8_0), make, run, kExact};
+}
+
+Case linear_forward_q8_0_case(int64_t N, int64_t C, int64_t OC, bool bias) {
+  auto make = [=](Rng& rng) {
+    Inputs in;
+    in.f["x"] = random_vec(N * C, rng);
+    in.f["W"] = random_vec(OC * C, rng, 0.1f);  // quantised in run
+    in.f["b"] = random_vec(OC, rng);
+    return in;
+  };
+  auto run = [=](const Backend& b, const Inputs& in) {
+    std::vector<int8_t> q(OC * C);
+    std::vector<uint16_t> scales(OC * C / kQ8Block);
+    ops::ref::quantize_q8_0(in["W"].data(), q.data(), scales.data(), OC, C);
+    const Device d = b.device;
+    const DeviceArray<int8_t> Wq(q, d);
+    const DeviceArray<uint16_t> Wd(scales, d);
+    const Tensor x = upload(in["x"], d), bb = upload(in["b"], d);
+    Tensor y = fresh(N * OC, d);
+    b.linear_forward_q8_0(x.data(), Wq.data(), Wd.data(), bias ? bb.data() : nullptr, y.data(), N,
+                          C, OC);
+    return Outputs().add("y", y);
+  };
+  // The integer products are exact on both sides; the sums differ in rounding only (float
+  // lanes against the reference's double).
+  return {"linear_forward_q8_0 " + dims({{"N", N}, {"C", C}, {"OC", OC}}) +
+              (bias ? " bias" : " no-bias"),
+          ENTRY(linear_forward_q8_0),
           make,
           run,
-          {1e-5, 1e-6}};
+          {1e-4, 1e-4}};
 }
 
 }  // namespace
 
+void add_f16_cases(std::vector<Case>& cases) {
+  for (int64_t n : {1, 20, 1031, (1 << 16) + 3}) cases.push_back(to_16bit_case(kF16Format, n));
+  // rows of whole 8-lane steps and not; 4 outputs at a time and not
+  for (int64_t N : {1, 3, 17})
+    for (int64_t C : {1, 7, 8, 17, 64, 769})
+      for (int64_t OC : {1, 5, 130})
+        for (bool bias : {false, true})
+          cases.push_back(linear_forward_16bit_case(kF16Format, N, C, OC, bias));
+}
+
+void add_q8_0_cases(std::vector<Case>& cases) {
+  for (auto [OC, C] : {std::pair<int64_t, int64_t>{1, 32}, {3, 32}, {5, 96}, {2049, 64}})
+    cases.push_back(quantize_q8_0_case(OC, C));
+  // 1, 3 and 17 rows (above ops::kRowInvariantMaxRows); outputs in groups of 4 and not;
+  // rows of 1, 3, 8 (a whole group of scales), 11 and 24 blocks
+  for (int64_t N : {1, 3, 17})
+    for (int64_t C : {32, 96, 256, 352, 768})
+      for (int64_t OC : {1, 5, 130})
+        for (bool bias : {false, true}) cases.push_back(linear_forward_q8_0_case(N, C, OC, bias));
+}
+
 void add_bf16_cases(std::vector<Case>& cases) {
-  for (int64_t n : {1, 20, 1031, (1 << 16) + 3}) cases.push_back(to_bf16_case(n));
+  for (int64_t n : {1, 20, 1031, (1 << 16) + 3}) cases.push_back(to_16bit_case(kBf16Format, n));
   // rows of 16 lanes and not; C = 769 leaves a remainder after the vectorised part
   for (int64_t N : {1, 3})
     for (int64_t C : {1, 15, 16, 17, 64, 769})
       for (int64_t OC : {1, 5, 130})
-        for (bool bias : {false, true}) cases.push_back(linear_forward_bf16_case(N, C, OC, bias));
+        for (bool bias : {false, true})
+          cases.push_back(linear_forward_16bit_case(kBf16Format, N, C, OC, bias));
 }
 
 }  // namespace tinylm::op_table

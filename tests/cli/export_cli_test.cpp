@@ -41,6 +41,28 @@ TEST(ExportCli, GenerateAndSampleReadTheExportedFile) {
   EXPECT_EQ(s.code, 0) << s.output;
 }
 
+// A Q8_0 file decodes with 8-bit weights by itself: what --q8 gives the same weights
+// from an F32 file (the Q8_0 file widened and exported again); --bf16 and --q8 exclude
+// each other.
+TEST(ExportCli, AQ8FileDecodesAsQ8) {
+  const std::string dir = fresh_dir("export-q8");
+  const std::string q8 = dir + "/tiny-q8.gguf", f32 = dir + "/tiny-q8-widened.gguf";
+  ASSERT_EQ(
+      run_tinylm("export --model tests/fixtures/gpt2-tiny --format gguf --dtype q8_0 --out " + q8)
+          .code,
+      0);
+  ASSERT_EQ(run_tinylm("export --model " + q8 + " --format gguf --dtype f32 --out " + f32).code, 0);
+  const std::string greedy =
+      " --prompt-ids 15496,11,314,716,257,7009,3303,2746,11 --max-new-tokens 24 --greedy "
+      "--print-ids";
+  const RunResult file = run_tinylm("generate --model " + q8 + greedy);
+  ASSERT_EQ(file.code, 0) << file.output;
+  EXPECT_EQ(file.output, run_tinylm("generate --model " + f32 + " --q8" + greedy).output);
+  const RunResult s = run_tinylm("sample --model " + q8 + " --prompt Hello --max-new-tokens 5");
+  EXPECT_EQ(s.code, 0) << s.output;
+  expect_exit(2, "generate --model " + q8 + " --bf16 --q8" + greedy, "--q8");
+}
+
 TEST(ExportCli, BadFlagsAreInputErrors) {
   const std::string out = fresh_dir("export-bad") + "/x.gguf";
   expect_exit(2, "export --model tests/fixtures/gpt2-tiny --format gguf --dtype q4_0 --out " + out,

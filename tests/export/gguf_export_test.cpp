@@ -6,10 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 
 #include "model/gguf_gpt2.h"
 #include "model/hf_gpt2.h"
+#include "ops/q8_0.h"
 #include "tokenizer/char_tokenizer.h"
 #include "train/gguf_model.h"
 #include "train/model_source.h"
@@ -93,6 +95,39 @@ TEST(GgufExport, AnExportedFileOpensAsAModelWithItsTokenizer) {
   EXPECT_EQ(back.tokenizer->eot_id(), 50256);
   const std::vector<int32_t> ids = opened.tokenizer->encode(text);
   EXPECT_EQ(back.tokenizer->decode(ids), text);
+}
+
+// A Q8_0 file decodes with its own 8-bit blocks: the weights widened on load and
+// quantised again for decoding (ops/q8_0.h) are the file's bytes, value for value and
+// scale for scale; open/ says so (stored_decode_weights), and F16 and BF16 files likewise.
+TEST(GgufExport, AQ8FileDecodesWithItsOwnBlocks) {
+  OpenedModel opened = open_model(kTiny);
+  const Gguf g = parse_gguf(serialize_gguf(export_gguf(opened, GgmlType::kQ8_0, "tiny")), "t.gguf");
+  const GgufTensor& file = g.tensor("blk.1.ffn_down.weight");
+  auto back = gpt_from_gguf(g);
+  const Tensor& w = back->h[1].mlp.c_proj.weight.value;  // [out, in], widened
+  const int64_t OC = w.dim(0), C = w.dim(1);
+  std::vector<int8_t> q(OC * C);
+  std::vector<uint16_t> d(OC * C / kQ8Block);
+  ops::quantize_q8_0(w.data(), q.data(), d.data(), OC, C);
+  for (int64_t b = 0; b < OC * C / kQ8Block; ++b) {
+    BlockQ8_0 block;
+    std::memcpy(&block, file.bytes.data() + b * kQ8BlockBytes, sizeof block);
+    ASSERT_EQ(block.d, d[b]) << "block " << b;
+    ASSERT_TRUE(std::equal(block.q, block.q + kQ8Block, q.begin() + b * kQ8Block)) << "block " << b;
+  }
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  for (auto [type, decode] : {std::pair{GgmlType::kQ8_0, nn::DecodeWeights::kQ8_0},
+                              {GgmlType::kBF16, nn::DecodeWeights::kBf16},
+                              {GgmlType::kF16, nn::DecodeWeights::kF16},
+                              {GgmlType::kF32, nn::DecodeWeights::kF32}}) {
+    const std::string path =
+        dir + "/tinylm-export-decode-" + ggml_type_name(uint32_t(type)) + ".gguf";
+    save_gguf(path, export_gguf(opened, type, "tiny"));
+    const OpenedModel file_model = open_model(path);
+    std::filesystem::remove(path);
+    EXPECT_EQ(file_model.stored_decode_weights, decode) << ggml_type_name(uint32_t(type));
+  }
 }
 
 TEST(GgufExport, AFileWithAnotherTokenizerIsRefusedByName) {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "model/hf_gpt2.h"
+#include "ops/matmul.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -56,40 +57,66 @@ TEST(Generate, CachedLogitsMatchFullForward) {
   }
 }
 
-// bf16 decode weights: the prompt (several positions) is computed exactly as before, each
-// decode step's logits stay within 1 % (relative L2) of the float32 ones on the GPT-2
-// fixture's weights, and dropping the copies gives the float32 results back bit for bit.
-TEST(Generate, Bf16DecodeStaysCloseToFloat32) {
+// Decode weights (nn/decode_weights.h) on the GPT-2 fixture's weights: a long prompt
+// (more rows than a copy serves) is computed exactly as with float32; a short prompt and
+// every decode step read the copy and stay within `tolerance` (relative L2) of the float32
+// logits; dropping the copies gives the float32 results back bit for bit.
+void expect_decode_close_to_float32(nn::DecodeWeights type, double tolerance) {
   std::unique_ptr<GPT> model =
       load_hf_gpt2(std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-tiny");
   const int64_t V = model->config().vocab_size;
-  const std::vector<int32_t> ids = {464, 2068, 7586, 21831, 18045, 625, 262, 16931, 3290, 13};
-  const auto decode = [&](std::vector<std::vector<float>>& steps) {
+  Rng rng(5);
+  std::vector<int32_t> ids(ops::kRowInvariantMaxRows + 8);
+  for (int32_t& id : ids) id = static_cast<int32_t>(rng.below(V));
+  // Logits after a prompt of `prompt` ids, then after each following id.
+  const auto decode = [&](int64_t prompt, std::vector<std::vector<float>>& steps) {
     KVCache cache(model->config());
-    const Tensor prompt = model->forward_cached(ids.data(), 4, cache);
-    steps.emplace_back(prompt.data(), prompt.data() + V);
-    for (size_t t = 4; t < ids.size(); ++t) {
+    const Tensor first = model->forward_cached(ids.data(), prompt, cache);
+    steps.emplace_back(first.data(), first.data() + V);
+    for (size_t t = prompt; t < ids.size(); ++t) {
       const Tensor logits = model->forward_cached(ids.data() + t, 1, cache);
       steps.emplace_back(logits.data(), logits.data() + V);
     }
   };
-  std::vector<std::vector<float>> f32, bf16, back;
-  decode(f32);
-  model->set_bf16_decode(true);
-  decode(bf16);
-  model->set_bf16_decode(false);
-  decode(back);
-  EXPECT_EQ(back, f32);
-  EXPECT_EQ(bf16[0], f32[0]);  // the prompt keeps the float32 weights
-  for (size_t s = 1; s < f32.size(); ++s) {
-    double diff = 0, norm = 0;
-    for (int64_t v = 0; v < V; ++v) {
-      diff += std::pow(static_cast<double>(bf16[s][v]) - f32[s][v], 2);
-      norm += std::pow(static_cast<double>(f32[s][v]), 2);
+  const int64_t long_prompt = ops::kRowInvariantMaxRows + 1, short_prompt = 4;
+  std::vector<std::vector<float>> f32_long, f32_short, long_, short_, back;
+  decode(long_prompt, f32_long);
+  decode(short_prompt, f32_short);
+  model->set_decode_weights(type);
+  decode(long_prompt, long_);
+  decode(short_prompt, short_);
+  model->set_decode_weights(nn::DecodeWeights::kF32);
+  decode(short_prompt, back);
+  EXPECT_EQ(back, f32_short);
+  EXPECT_EQ(long_[0], f32_long[0]);  // a long prompt keeps the float32 weights
+  const auto expect_close = [&](const std::vector<std::vector<float>>& got,
+                                const std::vector<std::vector<float>>& want, size_t from) {
+    for (size_t s = from; s < want.size(); ++s) {
+      double diff = 0, norm = 0;
+      for (int64_t v = 0; v < V; ++v) {
+        diff += std::pow(static_cast<double>(got[s][v]) - want[s][v], 2);
+        norm += std::pow(static_cast<double>(want[s][v]), 2);
+      }
+      EXPECT_GT(diff, 0) << "step " << s << " did not read the copies";
+      EXPECT_LT(std::sqrt(diff / norm), tolerance) << "step " << s;
     }
-    EXPECT_GT(diff, 0) << "step " << s << " did not use the bf16 weights";
-    EXPECT_LT(std::sqrt(diff / norm), 1e-2) << "step " << s;
-  }
+  };
+  expect_close(long_, f32_long, 1);
+  expect_close(short_, f32_short, 0);
+}
+
+TEST(Generate, Bf16DecodeStaysCloseToFloat32) {
+  expect_decode_close_to_float32(nn::DecodeWeights::kBf16, 1e-2);
+}
+
+TEST(Generate, F16DecodeStaysCloseToFloat32) {
+  expect_decode_close_to_float32(nn::DecodeWeights::kF16, 2e-3);
+}
+
+// Q8_0: 8-bit weights and 8-bit activations per block of 32 (3.5 % at most measured on
+// this random-weight fixture, whose logits are small).
+TEST(Generate, Q8DecodeStaysCloseToFloat32) {
+  expect_decode_close_to_float32(nn::DecodeWeights::kQ8_0, 5e-2);
 }
 
 TEST(Sampling, GreedyTopKTopPAndTemperature) {

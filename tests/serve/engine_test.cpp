@@ -16,8 +16,8 @@ constexpr const char* kCorpus = "abcdefghijklmnopqrstuvwxyz .,!?";
 // big: a model slow enough (context 1024) that a long request is still running while
 // the test acts.
 struct Fixture {
-  explicit Fixture(bool big = false)
-      : tok(CharTokenizer::from_corpus(kCorpus)), big(big), model(config()) {
+  explicit Fixture(bool big = false, int64_t d_model = 24)
+      : tok(CharTokenizer::from_corpus(kCorpus)), big(big), d_model(d_model), model(config()) {
     Rng rng(3);
     model.init(rng);
     for (auto& p : model.parameters())
@@ -26,12 +26,13 @@ struct Fixture {
   GPTConfig config() const {
     GPTConfig c;
     c.vocab_size = tok.vocab_size(), c.block_size = 48, c.n_layer = 2, c.n_head = 2;
-    c.d_model = 24;
+    c.d_model = d_model;
     if (big) c.block_size = 1024, c.n_layer = 4, c.d_model = 128;
     return c;
   }
   CharTokenizer tok;
   bool big;
+  int64_t d_model;
   GPT model;
 };
 
@@ -66,8 +67,14 @@ GenerationRequest request(const Fixture& f, const std::string& prompt, uint64_t 
   return r;
 }
 
-TEST(Engine, ARequestGetsTheSameTokensAloneOrAmongOthers) {
-  Fixture f;
+// Whatever weights decode steps read (nn/decode_weights.h): float32, f16 or bf16 copies,
+// or Q8_0 copies (d_model 32: whole blocks of 32).
+class EngineBatching : public ::testing::TestWithParam<nn::DecodeWeights> {};
+
+TEST_P(EngineBatching, ARequestGetsTheSameTokensAloneOrAmongOthers) {
+  const nn::DecodeWeights type = GetParam();
+  Fixture f(false, type == nn::DecodeWeights::kQ8_0 ? 32 : 24);
+  f.model.set_decode_weights(type);
   const std::vector<std::string> prompts = {"hello", "a",     "the quick brown", "zz", "ok, now",
                                             "what?", "x y z", "more text here"};
   std::vector<Result> alone;
@@ -92,6 +99,11 @@ TEST(Engine, ARequestGetsTheSameTokensAloneOrAmongOthers) {
     EXPECT_GT(engine.stats().decode_steps, 0);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(DecodeWeights, EngineBatching,
+                         ::testing::Values(nn::DecodeWeights::kF32, nn::DecodeWeights::kF16,
+                                           nn::DecodeWeights::kBf16, nn::DecodeWeights::kQ8_0),
+                         [](const auto& info) { return nn::decode_weights_name(info.param); });
 
 TEST(Engine, StopTextsEndTheTextBeforeThem) {
   Fixture f;

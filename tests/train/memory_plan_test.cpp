@@ -80,11 +80,12 @@ TEST(MeasuredMemoryPlan, TrainingStepsAfterTheFirstAllocateNothing) {
 
 TEST(MeasuredMemoryPlan, DecodingStepsAfterTheFirstAllocateNothing) {
   for (const bool pre_ln : {true, false}) {
-    for (const bool bf16 : {false, true}) {
+    for (const nn::DecodeWeights type : {nn::DecodeWeights::kF32, nn::DecodeWeights::kF16,
+                                         nn::DecodeWeights::kBf16, nn::DecodeWeights::kQ8_0}) {
       GPT model(small_config(0.0, pre_ln));
       Rng rng(2);
       model.init(rng);
-      model.set_bf16_decode(bf16);
+      model.set_decode_weights(type);
       const std::vector<int32_t> ids = random_ids(kSeq, 65, rng);
       KVCache cache(model.config());
       model.forward_cached(ids.data(), 8, cache);  // the prompt

@@ -1,6 +1,6 @@
 // Generation speed, batch 1: the prompt's prefill, then greedy decoding with the KV cache
 // (one position per token), for each kind of decode weights (nn/decode_weights.h): f32,
-// bf16 copies, Q8_0 copies. bench/generate_speed_torch.py does the f32 part in PyTorch
+// f16 and bf16 copies, Q8_0 copies. bench/generate_speed_torch.py does the f32 part in PyTorch
 // and bench/gguf.sh runs the same files in llama.cpp; bench/run.sh puts them side by side.
 // Each kind is timed warm: one round first, not counted, then the median of --rounds.
 // Decoding reads every weight once per token, so it is bound by memory bandwidth: the
@@ -8,7 +8,7 @@
 // reads (GPT::decode_weight_bytes) is printed as the bound. Also the same tokens without
 // the cache (the whole window recomputed each step), and how many greedy ids of each kind
 // agree with f32's.
-//   generate_speed [--preset gpt2-124m | --model SRC] [--decode f32,bf16,q8_0]
+//   generate_speed [--preset gpt2-124m | --model SRC] [--decode f32,f16,bf16,q8_0]
 //                  [--prompt 64] [--new 128] [--rounds 3] [--uncached-new 16] [--threads N]
 // --model takes what `tinylm generate` takes (a GGUF file, a run, a Hugging Face folder).
 #include <algorithm>
@@ -73,7 +73,7 @@ std::vector<std::string> split(const std::string& list) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string preset = "gpt2-124m", source, decode = "f32,bf16,q8_0";
+  std::string preset = "gpt2-124m", source, decode = "f32,f16,bf16,q8_0";
   int64_t prompt_len = 64, n_new = 128, uncached_new = 16, threads = 0, rounds = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];

@@ -6,30 +6,25 @@
 #      bandwidth and the fraction of them it reaches (bench/ceilings.h);
 #   2. one fine-tuning step of the course's chapter 6 classifier (GPT-2 124M shape,
 #      trainable last:1 and all), tinylm beside PyTorch (1 and 2 threads);
-#   3. GPT-2 124M generation (batch 1, greedy, KV cache), tinylm and PyTorch (1 and 2
-#      threads), with the memory-bandwidth bound;
+#   3. GPT-2 124M generation (batch 1, greedy, KV cache), tinylm (decode weights f32, f16,
+#      bf16, q8_0) and PyTorch (1 and 2 threads), with the memory-bandwidth bound; then
+#      what each kind of decode weights costs on a small trained model (bench/decode_quality);
 #   4. GPT-2 BPE encoding speed, tinylm and npm tiktoken (bench/bpe.sh);
 #   5. `tinylm serve` with 1, 2, 4 and 8 concurrent streaming clients (GPT-2 124M shape,
-#      64-token prompts, 64 new tokens, 2 threads) beside tinylm's own generate.
+#      64-token prompts, 64 new tokens, 2 threads) beside tinylm's own generate;
+#   6. the same GGUF files (GPT-2 124M shape at F32, F16, Q8_0) decoded by tinylm and by
+#      llama.cpp compiled for this CPU (npm node-llama-cpp, cached outside the clone;
+#      bench/gguf.sh).
 # Usage: bench/run.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$BUILD" --target tinylm train_step finetune_step generate_speed serve_speed -j "$(nproc)" >/dev/null
+cmake --build "$BUILD" --target tinylm train_step finetune_step generate_speed decode_quality serve_speed -j "$(nproc)" >/dev/null
 PY=/usr/bin/python3   # Debian's python3-torch lives here
 
-# Every figure below belongs to this CPU: hosts differ (Zen 4 runs 512-bit FMAs at half
-# width, Zen 5 at full width), and ratios against PyTorch move with them.
-cpu_line() {
-  local model family zen
-  model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-  family=$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -1)
-  case "$family" in 25) zen=" (Zen 3 / Zen 4)";; 26) zen=" (Zen 5)";; *) zen="";; esac
-  local avx512=no; grep -qw avx512f /proc/cpuinfo && avx512=yes
-  echo "CPU: ${model:-unknown}, cpu family ${family:-?}${zen}, AVX-512 $avx512," \
-       "$(nproc) cores; $(date -u +%F)"
-}
+# Every figure below belongs to this CPU (bench/cpu_line.sh says why it matters).
+source bench/cpu_line.sh
 cpu_line
 
 ms_per_step() { sed -n 's/.* \([0-9.]*\) ms\/step.*/\1/p' | head -1; }
@@ -58,7 +53,15 @@ echo "== generation, GPT-2 124M shape, prompt 64 tokens, 128 new tokens (tinylm 
 "$BUILD/generate_speed" --preset gpt2-124m --prompt 64 --new 128 --threads 2
 "$PY" bench/generate_speed_torch.py --prompt 64 --new 128 --threads 1
 "$PY" bench/generate_speed_torch.py --prompt 64 --new 128 --threads 2
+echo "== decode weights on a trained model: Tiny Shakespeare, configs/shakespeare-char-cpu.json, 600 steps"
+quality_run=$(mktemp -d "${TMPDIR:-/tmp}/tinylm-decode-quality.XXXXXX")
+"$BUILD/tinylm" train --quiet --config configs/shakespeare-char-cpu.json --set train.max_steps=600 \
+  --set train.lr_decay_steps=600 --out "$quality_run/run" >/dev/null
+"$BUILD/decode_quality" --model "$quality_run/run" --text data/tinyshakespeare.txt --tokens 2000 --threads 2
+rm -rf "$quality_run"
 echo "== GPT-2 BPE encoding"
 bash bench/bpe.sh "$BUILD"
 echo "== serving, GPT-2 124M shape, 64-token prompts, 64 new tokens, 2 threads, 8 slots"
 "$BUILD/serve_speed" --tinylm "$BUILD/tinylm" --preset gpt2-124m --prompt 64 --new 64 --threads 2 --rounds 2
+echo "== GGUF files, tinylm beside llama.cpp (GPT-2 124M shape at F32, F16, Q8_0; prompt 64, 128 new, 2 threads)"
+bash bench/gguf.sh "$BUILD"

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# tinylm beside llama.cpp on the same GGUF files: the GPT-2 124M preset (random weights)
+# exported at F32, F16 and Q8_0, batch 1, a 64-token prompt then 128 greedy tokens,
+# 2 threads. Prefill and decode tokens/s, each the median of 3 rounds; a round runs
+# tinylm's bench/generate_speed then llama.cpp's bench/gguf/llama_speed.mjs, one process
+# each, both timed warm (each program runs an untimed pass first). llama.cpp is npm
+# node-llama-cpp compiled for this CPU, installed once into a cache outside the clone
+# (bench/gguf/install.sh). The table gives the ratios (tinylm's decode target: >= 1.3x
+# llama.cpp's) and each decode as a fraction of its memory-bandwidth bound.
+# Usage: bench/gguf.sh [build-dir]   (needs $BUILD/tinylm and $BUILD/generate_speed)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+prompt=64 new=128 threads=2 rounds=3
+source bench/cpu_line.sh
+cpu_line
+for bin in tinylm generate_speed; do
+  [ -x "$BUILD/$bin" ] || { echo "gguf.sh: no $BUILD/$bin (build it first)" >&2; exit 2; }
+done
+
+# llama.cpp: install.sh exits 77 when node/npm or the package cannot be had; the table
+# then shows tinylm alone.
+llama=yes
+if install_out=$(bash bench/gguf/install.sh); then
+  echo "$install_out" | tail -1
+else
+  rc=$?
+  [ "$rc" -eq 77 ] || { echo "$install_out"; exit "$rc"; }
+  echo "llama.cpp $(echo "$install_out" | tail -1): tinylm alone below"
+  llama=no
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tinylm-gguf-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# One number out of a program's result line: pick PATTERN LINE, PATTERN a sed pattern
+# around $num; stops the script, naming the line, when the number is not there.
+num='\([0-9][0-9.]*\)'
+pick() {
+  local v; v=$(sed -n "s|.*$1.*|\\1|p" <<<"$2" | head -1)
+  [ -n "$v" ] || { echo "gguf.sh: no number for '$1' in: $2" >&2; exit 1; }
+  echo "$v"
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+med() { if [ -n "$1" ]; then printf '%s' "$1" | median; else echo -; fi; }  # "-": not run
+
+rows="" shown=no
+# file type : the weights tinylm decodes it with (its own: what `tinylm generate` does
+# with that file)
+for pair in f32:f32 f16:f16 q8_0:q8_0; do
+  type=${pair%%:*} decode=${pair##*:}
+  file=$work/gpt2-124m-$type.gguf
+  "$BUILD/tinylm" export --model gpt2-124m --format gguf --dtype "$type" --out "$file" >/dev/null
+  echo "== GGUF $type ($(du -m "$file" | cut -f1) MB), tinylm decode $decode, prompt $prompt, new $new, $threads threads"
+  t_pre="" t_dec="" mb="" triad="" l_pre="" l_dec=""
+  for ((r = 1; r <= rounds; ++r)); do
+    out=$("$BUILD/generate_speed" --model "$file" --decode "$decode" --prompt "$prompt" \
+            --new "$new" --threads "$threads" --rounds 1 --uncached-new 0) ||
+      { echo "$out"; echo "gguf.sh: $BUILD/generate_speed failed on $file" >&2; exit 1; }
+    line=$(grep "^tinylm .* decode $decode: " <<<"$out") ||
+      { echo "$out"; echo "gguf.sh: no result line from generate_speed" >&2; exit 1; }
+    echo "round $r: $line"
+    t_pre+="$(pick "prefill [0-9]* tokens $num tokens/s" "$line")"$'\n'
+    t_dec+="$(pick "; decode $num tokens/s" "$line")"$'\n'
+    mb+="$(pick "weights read per token $num MB" "$line")"$'\n'
+    triad+="$(pick "triad $num GB/s" "$line")"$'\n'
+    if [ "$llama" = yes ]; then
+      out=$(node bench/gguf/llama_speed.mjs --model "$file" --prompt "$prompt" --new "$new" \
+              --threads "$threads" --rounds 1) ||
+        { echo "$out"; echo "gguf.sh: llama_speed.mjs failed on $file" >&2; exit 1; }
+      if [ "$shown" = no ]; then  # which llama.cpp, once: its build and instruction sets
+        grep -E '^llama.cpp (build|system info):' <<<"$out"; shown=yes
+      fi
+      line=$(grep '^llama.cpp .*(median of' <<<"$out")
+      echo "round $r: $line"
+      l_pre+="$(pick "prefill [0-9]* tokens $num tokens/s" "$line")"$'\n'
+      l_dec+="$(pick "; decode $num tokens/s" "$line")"$'\n'
+    fi
+  done
+  # One row per type: the medians (llama.cpp's "-" when it did not run).
+  rows+="$type $decode $(med "$t_pre") $(med "$l_pre") $(med "$t_dec") $(med "$l_dec")"
+  rows+=" $(med "$mb") $(med "$triad")"$'\n'
+done
+
+# The bandwidth bound of a decode: every weight is read once per token, so at best
+# tokens/s = triad bandwidth / weight bytes per token. tinylm's bytes come from its own
+# line; llama.cpp's are taken as the same bytes for that type (an approximation: both
+# read the same matrices at the same width: 4, 2 or 34/32 bytes a weight).
+echo "== GGUF speed, GPT-2 124M shape, medians of $rounds rounds (tokens/s; ratio = tinylm / llama.cpp)"
+printf '%s' "$rows" | awk -v prompt="$prompt" '
+  function ratio(a, b) { return (a == "-" || b == "-" || b == 0) ? "-" : sprintf("%.2fx", a / b) }
+  function part(v, bound) { return (v == "-" || bound == 0) ? "-" : sprintf("%.0f%%", 100 * v / bound) }
+  BEGIN {
+    printf "%-5s %-6s %9s %9s %6s   %8s %8s %6s   %8s %8s %8s\n", "file", "tinylm", "prefill", "prefill",
+           "", "decode", "decode", "", "bound", "tinylm", "llama";
+    printf "%-5s %-6s %9s %9s %6s   %8s %8s %6s   %8s %8s %8s\n", "type", "weights", "tinylm", "llama",
+           "ratio", "tinylm", "llama", "ratio", "tok/s", "of bound", "of bound"
+  }
+  {
+    bound = ($7 > 0) ? $8 * 1e9 / ($7 * 1e6) : 0;  # GB/s over MB per token
+    printf "%-5s %-6s %9s %9s %6s   %8s %8s %6s   %8.1f %8s %8s\n", toupper($1), $2, $3, $4,
+           ratio($3, $4), $5, $6, ratio($5, $6), bound, part($5, bound), part($6, bound)
+  }'
+echo "(decode target: tinylm >= 1.3x llama.cpp; prefill of $prompt tokens in one batch)"

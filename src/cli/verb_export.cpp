@@ -70,7 +70,9 @@ int run_export(int argc, char** argv) {
                  "best when the run has one, as sample and generate open it)")
       ->check(CLI::IsMember({"best", "last"}));
   bool merge = false;
-  app.add_flag("--merge", merge, "hf: fold an instruct run's LoRA adapters into the weights");
+  app.add_flag("--merge", merge,
+               "hf: fold an instruct run's LoRA adapters into the weights (without it, the "
+               "adapters are written as a PEFT adapter folder)");
   app.add_option("--dtype", dtype, "f32, f16, bf16 or q8_0 (blocks of 32 with a half scale)")
       ->capture_default_str();
   app.add_option("--out", out, "the file (gguf) or folder (hf) to write (must not exist)")

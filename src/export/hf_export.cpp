@@ -5,6 +5,7 @@
 
 #include "export/hf_tokenizer_files.h"
 #include "finetune/hf_classifier.h"
+#include "lora/peft.h"
 #include "model/hf_gpt2.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -56,16 +57,38 @@ void write_generation_config(int32_t eot, const std::string& dir) {
   write_file_atomic(dir + "/generation_config.json", g.dump(2) + "\n");
 }
 
+// An instruct run's LoRA adapters as PEFT saves them (lora/peft.h), with the run's base
+// named as base_model_name_or_path, and the tokenizer files of a BPE vocabulary.
+HfExportSummary export_peft_adapter(OpenedModel& opened, const std::string& out) {
+  const auto* bpe = dynamic_cast<const BpeTokenizer*>(opened.tokenizer.get());
+  const std::string parent = fs::path(out).parent_path().string();
+  if (!parent.empty()) create_folder(parent, "--out");
+  const std::string temp = make_temp_folder(out, "--out");
+  HfExportSummary s;
+  s.architecture = "a PEFT LoRA adapter (CAUSAL_LM)";
+  try {
+    const std::string base = opened.finetune_config ? opened.finetune_config->base : "";
+    save_peft_adapter(*opened.lora, temp, {"CAUSAL_LM", base, nullptr});
+    if (bpe) {
+      write_hf_tokenizer_files(*bpe, opened.gpt().config().block_size, temp);
+      s.tokenizer_files = true;
+    }
+    fs::rename(temp, out);
+  } catch (...) {
+    fs::remove_all(temp);
+    throw;
+  }
+  return s;
+}
+
 }  // namespace
 
 HfExportSummary export_hf(OpenedModel& opened, const std::string& out, bool merge) {
   require(!fs::exists(fs::symlink_status(out)),
           "--out: " + out + " exists; tinylm export does not overwrite");
   HfExportSummary s;
+  if (opened.lora && !merge) return export_peft_adapter(opened, out);
   if (opened.lora) {
-    require(merge,
-            "an instruct run with LoRA adapters: add --merge to export the weights with "
-            "the adapters folded in (export as a PEFT adapter is not there yet)");
     opened.merge_adapters();
     s.merged_lora = true;
   }

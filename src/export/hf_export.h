@@ -9,7 +9,9 @@
 // What GPT-2 cannot express is refused, naming the config field: post-LN blocks
 // (model.pre_ln false), no residual connections (model.residual false), a bias on an
 // untied head (model.head_bias). An instruct run's LoRA adapters are merged into the
-// weights (merge true) or refused (a PEFT adapter export is not there yet).
+// weights (merge true), or written as PEFT saves an adapter (merge false):
+// adapter_config.json (base_model_name_or_path: the run's base) and
+// adapter_model.safetensors (lora/peft.h), with the tokenizer files.
 #pragma once
 #include <string>
 
@@ -18,7 +20,8 @@
 namespace tinylm {
 
 struct HfExportSummary {
-  std::string architecture;  // "GPT2LMHeadModel" or "GPT2ForSequenceClassification"
+  std::string architecture;  // "GPT2LMHeadModel", "GPT2ForSequenceClassification" or
+                             // "a PEFT LoRA adapter (CAUSAL_LM)"
   bool tokenizer_files = false;
   bool merged_lora = false;
 };

@@ -1,8 +1,15 @@
 // tinylm export: a GGUF file written once, never over an existing file; bad flags exit 2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "cli/cli_test_util.h"
+#include "finetune/finetune_test_util.h"
 #include "io/gguf.h"
+#include "io/safetensors.h"
 
 namespace tinylm::testing {
 namespace {
@@ -61,6 +68,64 @@ TEST(ExportCli, AQ8FileDecodesAsQ8) {
   const RunResult s = run_tinylm("sample --model " + q8 + " --prompt Hello --max-new-tokens 5");
   EXPECT_EQ(s.code, 0) << s.output;
   expect_exit(2, "generate --model " + q8 + " --bf16 --q8" + greedy, "--q8");
+}
+
+// An instruct run trained with LoRA: without --merge its adapters as PEFT saves them
+// (naming the run's base), which `lora merge` folds into that base to the very model
+// --merge exports.
+TEST(ExportCli, AnInstructLoraRunIsAPeftAdapter) {
+  const std::string dir = fresh_dir("export-peft");
+  nlohmann::json settings = tiny_instruct_settings();
+  settings.erase("model");  // the base is a Hugging Face folder, not a preset
+  settings["finetune"]["max_steps"] = 2;
+  settings["finetune"]["write_responses"] = false;
+  settings["finetune"]["trainable"] = "lora";
+  settings["lora"] = {{"r", 2}, {"alpha", 4}, {"targets", {"c_attn", "c_fc"}}};
+  std::ofstream(dir + "/settings.json") << settings.dump(2);
+  const std::string base = "tests/fixtures/gpt2-tiny", run = dir + "/instruct";
+  RunResult r = run_tinylm("finetune --task instruct --base " + base + " --data " +
+                           write_instruction_file(dir + "/data.json", 8) + " --out " + run +
+                           " --quiet --config " + dir + "/settings.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  r = run_tinylm("export --model " + run + " --format hf --out " + dir + "/peft");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("PEFT LoRA adapter"), std::string::npos) << r.output;
+  const nlohmann::json config = nlohmann::json::parse(read_file(dir + "/peft/adapter_config.json"));
+  EXPECT_EQ(config["peft_type"], "LORA");
+  EXPECT_EQ(config["task_type"], "CAUSAL_LM");
+  EXPECT_EQ(config["base_model_name_or_path"], base);
+  EXPECT_TRUE(file_exists(dir + "/peft/adapter_model.safetensors"));
+  EXPECT_TRUE(file_exists(dir + "/peft/vocab.json"));
+  ASSERT_EQ(
+      run_tinylm("export --model " + run + " --format hf --merge --out " + dir + "/merged").code,
+      0);
+  r = run_tinylm("lora merge --base " + base + " --adapter " + dir + "/peft --out " + dir +
+                 "/folded");
+  ASSERT_EQ(r.code, 0) << r.output;
+  // The adapted weight: the same in both folders, and not the base's (the adapters moved it).
+  const auto c_attn = [](const std::string& folder) {
+    const SafeTensors file = load_safetensors(folder + "/model.safetensors");
+    for (const std::string& name : file.names)
+      if (name.find("h.0.attn.c_attn.weight") != std::string::npos)
+        return file.get(name).to_float().to_vector();
+    ADD_FAILURE() << "no h.0.attn.c_attn.weight in " << folder;
+    return std::vector<float>{};
+  };
+  const std::vector<float> merged_w = c_attn(dir + "/merged"), folded_w = c_attn(dir + "/folded"),
+                           base_w = c_attn(base);
+  ASSERT_EQ(merged_w.size(), folded_w.size());
+  ASSERT_EQ(merged_w.size(), base_w.size());
+  double moved = 0;
+  for (size_t i = 0; i < merged_w.size(); ++i) {
+    EXPECT_NEAR(folded_w[i], merged_w[i], 1e-6) << i;
+    moved = std::max(moved, std::abs(double(merged_w[i]) - base_w[i]));
+  }
+  EXPECT_GT(moved, 1e-6) << "the adapters did not change the weight";
+  const std::string greedy =
+      " --prompt-ids 15496,11,314,716 --max-new-tokens 16 --greedy --print-ids";
+  const RunResult merged = run_tinylm("generate --model " + dir + "/merged" + greedy);
+  ASSERT_EQ(merged.code, 0) << merged.output;
+  EXPECT_EQ(run_tinylm("generate --model " + dir + "/folded" + greedy).output, merged.output);
 }
 
 TEST(ExportCli, BadFlagsAreInputErrors) {

@@ -51,6 +51,13 @@ std::string default_model_id(const std::string& source) {
   return p.empty() ? source : p.filename().string();
 }
 
+GPT& prepare_for_serving(OpenedModel& loaded, std::optional<nn::DecodeWeights> decode) {
+  GPT& model = loaded.language_model("tinylm serve");
+  if (loaded.lora) loaded.merge_adapters();
+  model.set_decode_weights(decode.value_or(loaded.stored_decode_weights));
+  return model;
+}
+
 int serve(const ServeOptions& options) {
   const sigset_t stop_signals = block_stop_signals();
   auto owned = std::make_unique<Server>(options.server);
@@ -79,9 +86,7 @@ int serve(const ServeOptions& options) {
   OpenOptions open;
   open.option = options.option;
   OpenedModel loaded = open_model(options.source, open);
-  GPT& model = loaded.language_model("tinylm serve");
-  if (loaded.lora) loaded.merge_adapters();
-  model.set_decode_weights(options.decode_weights.value_or(loaded.stored_decode_weights));
+  GPT& model = prepare_for_serving(loaded, options.decode_weights);
   EngineOptions engine_options = options.engine;
   engine_options.threads = options.threads;
   Engine engine(model, *loaded.tokenizer, engine_options);

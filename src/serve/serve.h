@@ -28,6 +28,11 @@ struct ServeOptions {
 
 int serve(const ServeOptions& options);
 
+// What serve does to a model once opened: an instruct run's LoRA adapters folded in, and
+// the decode weights chosen (decode; nullopt: a GGUF file's own precision). Returns the
+// language model (InputError for a classifier).
+GPT& prepare_for_serving(OpenedModel& loaded, std::optional<nn::DecodeWeights> decode);
+
 // An instruct fine-tuning run's Alpaca template, the plain one for every other model.
 ChatTemplate chat_template_for(const OpenedModel& model);
 

@@ -1,13 +1,16 @@
 // Fine-tuned runs served over HTTP as `tinylm serve` loads them: an instruct run trained
 // with LoRA (its adapters folded in on load, as serve.cpp does) chats in its Alpaca
-// template, and at temperature 0 answers what `tinylm respond` answers on the same model.
+// template, and at temperature 0 answers what `tinylm respond` answers on the same model;
+// a Q8_0 GGUF file completes as generate does with its 8-bit weights.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
+#include "export/gguf_export.h"
 #include "finetune/finetune_test_util.h"
 #include "finetune/instruct_trainer.h"
 #include "finetune/respond.h"
+#include "generate/generate.h"
 #include "serve/server_harness.h"
 
 namespace tinylm::serve {
@@ -54,6 +57,39 @@ TEST(ServedRuns, AnInstructLoraRunAnswersAsRespondDoes) {
   EXPECT_EQ(trimmed(answer["choices"][0]["message"]["content"].get<std::string>()), expected);
   fs::remove_all(dir);
   fs::remove(dir + "-data.json");
+}
+
+// A Q8_0 GGUF file is served at its own precision: a greedy completion over HTTP is what
+// generate gives on that file with its 8-bit decode weights (and not the float32 text:
+// checked on a prompt where the two part).
+TEST(ServedRuns, AQ8GgufFileCompletesAsGenerateDoes) {
+  const std::string path = tinylm::testing::temp_path("serve-q8") + ".gguf";
+  {
+    OpenedModel tiny = open_model(testing::kTinyGpt2);
+    save_gguf(path, export_gguf(tiny, GgmlType::kQ8_0, "tiny"));
+  }
+  OpenedModel file = open_model(path);
+  GPT& model = file.language_model("test");
+  const std::vector<int32_t> prompt = {15496, 11, 314, 716, 257, 7009, 3303, 2746, 11};
+  GenerateOptions greedy;
+  greedy.max_new_tokens = 16;
+  greedy.sampling.greedy = true;
+  Rng rng(1);
+  model.set_decode_weights(nn::DecodeWeights::kQ8_0);
+  const std::vector<int32_t> q8 = generate(model, prompt, greedy, rng);
+  model.set_decode_weights(nn::DecodeWeights::kF32);
+  Rng rng32(1);
+  EXPECT_NE(generate(model, prompt, greedy, rng32), q8) << "float32 and Q8_0 part here";
+
+  testing::TestServer server({}, {}, path);
+  auto client = server.client();
+  const json body = {{"prompt", prompt}, {"max_tokens", 16}, {"temperature", 0}};
+  const auto r = client.Post("/v1/completions", body.dump(), "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(json::parse(r->body)["choices"][0]["text"].get<std::string>(),
+            file.tokenizer->decode(q8));
+  fs::remove(path);
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ class TestServer {
   TestServer(ServerOptions server, EngineOptions engine, OpenedModel loaded)
       : loaded_(std::move(loaded)) {
     server.port = 0;
-    engine_ = std::make_unique<Engine>(loaded_.language_model("test"), *loaded_.tokenizer, engine);
+    GPT& model = prepare_for_serving(loaded_, std::nullopt);  // as serve.cpp loads it
+    engine_ = std::make_unique<Engine>(model, *loaded_.tokenizer, engine);
     server_ = std::make_unique<Server>(server);
     port_ = server_->bind();
     thread_ = std::thread([this] { server_->run(); });

@@ -57,18 +57,18 @@ void write_generation_config(int32_t eot, const std::string& dir) {
   write_file_atomic(dir + "/generation_config.json", g.dump(2) + "\n");
 }
 
-// An instruct run's LoRA adapters as PEFT saves them (lora/peft.h), with the run's base
-// named as base_model_name_or_path, and the tokenizer files of a BPE vocabulary.
-HfExportSummary export_peft_adapter(OpenedModel& opened, const std::string& out) {
+// Makes --out as save_pretrained does: its parent created if needed, `write` filling a
+// temp folder beside it, then the temp folder renamed into place (removed on failure);
+// the tokenizer files of a BPE vocabulary added.
+template <typename Write>
+void write_folder(OpenedModel& opened, const std::string& out, HfExportSummary& s,
+                  const Write& write) {
   const auto* bpe = dynamic_cast<const BpeTokenizer*>(opened.tokenizer.get());
   const std::string parent = fs::path(out).parent_path().string();
   if (!parent.empty()) create_folder(parent, "--out");
   const std::string temp = make_temp_folder(out, "--out");
-  HfExportSummary s;
-  s.architecture = "a PEFT LoRA adapter (CAUSAL_LM)";
   try {
-    const std::string base = opened.finetune_config ? opened.finetune_config->base : "";
-    save_peft_adapter(*opened.lora, temp, {"CAUSAL_LM", base, nullptr});
+    write(temp);
     if (bpe) {
       write_hf_tokenizer_files(*bpe, opened.gpt().config().block_size, temp);
       s.tokenizer_files = true;
@@ -78,7 +78,6 @@ HfExportSummary export_peft_adapter(OpenedModel& opened, const std::string& out)
     fs::remove_all(temp);
     throw;
   }
-  return s;
 }
 
 }  // namespace
@@ -87,35 +86,29 @@ HfExportSummary export_hf(OpenedModel& opened, const std::string& out, bool merg
   require(!fs::exists(fs::symlink_status(out)),
           "--out: " + out + " exists; tinylm export does not overwrite");
   HfExportSummary s;
-  if (opened.lora && !merge) return export_peft_adapter(opened, out);
+  if (opened.lora && !merge) {  // the adapters as PEFT saves them, naming the run's base
+    s.architecture = "a PEFT LoRA adapter (CAUSAL_LM)";
+    write_folder(opened, out, s, [&](const std::string& dir) {
+      const std::string base = opened.finetune_config ? opened.finetune_config->base : "";
+      save_peft_adapter(*opened.lora, dir, {"CAUSAL_LM", base, nullptr});
+    });
+    return s;
+  }
   if (opened.lora) {
     opened.merge_adapters();
     s.merged_lora = true;
   }
   if (opened.classifier) require_hf_expressible(opened.classifier->body().config());
-  const auto* bpe = dynamic_cast<const BpeTokenizer*>(opened.tokenizer.get());
-  const std::string parent = fs::path(out).parent_path().string();
-  if (!parent.empty()) create_folder(parent, "--out");  // as save_pretrained makes it
-  const std::string temp = make_temp_folder(out, "--out");
-  try {
+  write_folder(opened, out, s, [&](const std::string& dir) {
     if (opened.classifier) {
-      finetune::save_hf_classifier(*opened.classifier, temp);
+      finetune::save_hf_classifier(*opened.classifier, dir);
       s.architecture = "GPT2ForSequenceClassification";
     } else {
-      write_language_model(opened.language_model("tinylm export --format hf"), temp);
+      write_language_model(opened.language_model("tinylm export --format hf"), dir);
       s.architecture = "GPT2LMHeadModel";
     }
-    const int32_t eot = opened.tokenizer ? opened.tokenizer->eot_id() : -1;
-    write_generation_config(eot, temp);
-    if (bpe) {
-      write_hf_tokenizer_files(*bpe, opened.gpt().config().block_size, temp);
-      s.tokenizer_files = true;
-    }
-    fs::rename(temp, out);
-  } catch (...) {
-    fs::remove_all(temp);
-    throw;
-  }
+    write_generation_config(opened.tokenizer ? opened.tokenizer->eot_id() : -1, dir);
+  });
   return s;
 }
 

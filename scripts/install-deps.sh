@@ -9,7 +9,8 @@ set -euo pipefail
 
 packages=(g++ cmake make pkg-config libopenblas-openmp-dev nlohmann-json3-dev
           libcli11-dev libgtest-dev libgmock-dev libpcre2-dev libdnnl-dev
-          libcpp-httplib-dev libcurl4-openssl-dev libssl-dev)
+          libcpp-httplib-dev libcurl4-openssl-dev libssl-dev
+          openmpi-bin libopenmpi-dev)
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(python3 python3-torch python3-numpy libbenchmark-dev)
   # node/npm only when missing: a node installed outside apt makes Debian's npm

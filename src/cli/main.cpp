@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/verbs.h"
+#include "dist/communicator.h"
 #include "util/error.h"
 #include "util/utf8.h"
 
@@ -19,9 +20,7 @@ void print_usage() {
   for (const auto& v : tinylm::cli::verbs()) std::printf("  %-12s %s\n", v.name, v.summary);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     print_usage();
     return argc < 2 ? 2 : 0;
@@ -57,4 +56,12 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr, "tinylm: unknown verb '%s' (tinylm --help lists them)\n", verb.c_str());
   return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int code = run(argc, argv);
+  tinylm::dist::finish(code);  // under mpirun: a failed rank ends the whole job
+  return code;
 }

@@ -6,10 +6,17 @@
 namespace tinylm::cli {
 
 int run_train(int argc, char** argv) {
-  CLI::App app{"Train a GPT on a corpus (or the addition task) from a JSON config. Writes a "
-               "run folder: config.json, tokenizer.json, log.jsonl, last.safetensors, "
-               "best.safetensors. Ctrl-C saves a checkpoint; --resume continues exactly.",
-               "tinylm train"};
+  CLI::App app{
+      "Train a GPT on a corpus (or the addition task) from a JSON config. Writes a "
+      "run folder: config.json, tokenizer.json, log.jsonl, last.safetensors, "
+      "best.safetensors. Ctrl-C saves a checkpoint; --resume continues exactly.\n"
+      "Data parallel on N processes (docs/distributed.md): mpirun -np N tinylm train "
+      "... (as root: OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; more "
+      "ranks than cores: --oversubscribe and --set train.threads=1; in containers: "
+      "OMPI_MCA_btl_vader_single_copy_mechanism=none; several machines: --hostfile H); "
+      "train.batch_size is each rank's micro-batch, train.global_batch the sequences "
+      "per step.",
+      "tinylm train"};
   std::string config_path, out, preset;
   std::vector<std::string> sets;
   TrainOptions opts;

@@ -52,6 +52,9 @@ CheckpointState state_from(const SafeTensors& f, const std::string& path) {
     s.tokenizer = parse_json(meta(f, "tinylm.tokenizer", path), path + ": tinylm.tokenizer");
     s.best_val_loss = std::stod(meta(f, "tinylm.best_val_loss", path));
     s.val_loss = std::stod(meta(f, "tinylm.val_loss", path));
+    const auto world = f.metadata.find("tinylm.world_size");
+    if (world != f.metadata.end())
+      s.world_size = parse_integer(world->second, 1, INT32_MAX, path + ": tinylm.world_size");
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {
@@ -156,7 +159,8 @@ void save_checkpoint(const std::string& path, const ParameterList& params, AdamW
                     {"tinylm.rng.batches", rng_to_string(state.batch_rng)},
                     {"tinylm.rng.dropout", rng_to_string(state.dropout_rng)},
                     {"tinylm.best_val_loss", loss_buf},
-                    {"tinylm.val_loss", val_buf}});
+                    {"tinylm.val_loss", val_buf},
+                    {"tinylm.world_size", std::to_string(state.world_size)}});
 }
 
 CheckpointState read_checkpoint_state(const std::string& path) {

@@ -6,7 +6,8 @@
 //   metadata  "tinylm.format" "1", "tinylm.step" (optimizer steps done),
 //             "tinylm.config" (the TrainConfig JSON), "tinylm.tokenizer" (its JSON),
 //             "tinylm.rng.batches" / "tinylm.rng.dropout" (generator states),
-//             "tinylm.best_val_loss", "tinylm.val_loss"
+//             "tinylm.best_val_loss", "tinylm.val_loss", "tinylm.world_size" (the ranks
+//             that trained it: recorded, not required; a run resumes on any number)
 // Files are written to a temporary name and renamed, so a crash never leaves a torn one.
 #pragma once
 #include <array>
@@ -28,6 +29,7 @@ struct CheckpointState {
   std::array<uint64_t, 4> batch_rng{}, dropout_rng{};
   double best_val_loss = 1e30;
   double val_loss = 1e30;
+  int64_t world_size = 1;  // data-parallel ranks that wrote it (older files: 1)
 };
 
 void save_checkpoint(const std::string& path, GPT& model, AdamW* optimizer,
@@ -53,7 +55,7 @@ CheckpointState load_checkpoint(const SafeTensors& file, const std::string& path
 
 // The checkpoints a run folder holds, for resuming and for messages.
 struct SavedCheckpoints {
-  std::string last, best;            // paths of the files present ("" when absent)
+  std::string last, best;                  // paths of the files present ("" when absent)
   int64_t last_step = -1, best_step = -1;  // -1: absent or unreadable
   std::string last_error, best_error;      // why a present file cannot be read
   bool any() const { return !last.empty() || !best.empty(); }

@@ -36,9 +36,19 @@ LmTask::LmTask(GPT& model, const TrainingData& data, const TrainConfig& config, 
       lora_(lora),
       report_input_(data.fixed_input(std::min<int64_t>(config.model.block_size, 32))) {}
 
+// Micro-batch `micro` of step `step`: batch number step * grad_accum + micro of the run,
+// whichever rank trains it (grad_accum counts the micro-batches of all ranks).
+Batch LmTask::micro_batch(int64_t step, int64_t micro) {
+  return data_.train_batch(c_.train.batch_size, c_.model.block_size, session_.batch_rng,
+                           step * c_.train.grad_accum + micro);
+}
+
+void LmTask::skip_micro(int64_t step, int64_t micro) {
+  micro_batch(step, micro);
+}
+
 MicroStep LmTask::train_micro(int64_t step, int64_t micro, float scale, const nn::Context& ctx) {
-  const Batch b = data_.train_batch(c_.train.batch_size, c_.model.block_size, session_.batch_rng,
-                                    step * c_.train.grad_accum + micro);
+  const Batch b = micro_batch(step, micro);
   const double loss = model_.forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T, ctx);
   model_.backward(scale);
   return {loss, b.B * b.T};

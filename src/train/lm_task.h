@@ -22,12 +22,14 @@ class LmTask : public TrainingTask {
          LoraSet* lora);
 
   MicroStep train_micro(int64_t step, int64_t micro, float scale, const nn::Context& ctx) override;
+  void skip_micro(int64_t step, int64_t micro) override;  // the batch drawn and dropped
   Evaluation evaluate(int64_t step) override;
   void after_eval(int64_t step) override;
   void after_save(const std::string& path) override;
 
  private:
   double estimate_loss(const std::string& split, int64_t step);
+  Batch micro_batch(int64_t step, int64_t micro);
 
   GPT& model_;
   const TrainingData& data_;

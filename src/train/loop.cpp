@@ -21,7 +21,12 @@ using Clock = std::chrono::steady_clock;
 struct Window {
   Clock::time_point start = Clock::now();
   int64_t steps = 0, tokens = 0;
+  double allreduce_seconds = 0;  // in the gradient sum and the step's totals
 };
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // The loop's state between steps.
 class Loop {
@@ -30,16 +35,24 @@ class Loop {
       : task_(task),
         session_(session),
         s_(s),
-        progress_(s.total_steps, s.quiet),
+        comm_(s.comm ? *s.comm : dist::world()),
+        root_(comm_.rank() == 0),
+        progress_(s.total_steps, s.quiet || !root_),
         peak_flops_(s.flops_per_step <= 0 ? 0
-                    : s.peak_flops > 0    ? s.peak_flops
-                                          : report::probe_cpu().fp32_flops) {}
+                    : s.peak_flops > 0    ? s.peak_flops * comm_.size()
+                                          : report::probe_cpu().fp32_flops * comm_.size()),
+        sync_(session.params(), comm_, s.reduce) {}
 
   int run();
 
  private:
   enum class StepEnd { Done, NonFinite, Interrupted };
   StepEnd train_step();
+  // Forward and backward of this rank's micro-batches; their summed loss and tokens.
+  MicroStep micro_batches(int64_t step, bool& interrupted);
+  bool replicas_agree();
+  bool all_ranks(
+      bool ok);  // ok on every rank  // false (after a message): the ranks' parameters differ
   void log_step(double loss, double lr, double grad_norm, const std::vector<double>& norms);
   bool evaluate(int64_t step);  // false: best.safetensors could not be written
   void stop_message(const std::string& what);
@@ -47,31 +60,92 @@ class Loop {
   TrainingTask& task_;
   RunSession& session_;
   const LoopSettings& s_;
+  dist::Communicator& comm_;
+  bool root_;  // rank 0: logs, evaluates and writes
   Progress progress_;
-  double peak_flops_;
+  double peak_flops_;  // of all ranks
+  dist::GradientSync sync_;
   Window window_;
+  bool interrupted_ = false;  // Ctrl-C seen (on any rank) at the end of the last step
 };
+
+// The key of a micro-batch's dropout draws: the same on whichever rank trains it.
+uint64_t dropout_seed(uint64_t step_key, int64_t micro) {
+  return step_key ^ (static_cast<uint64_t>(micro) + 1) * 0x9E3779B97F4A7C15ULL;
+}
+
+MicroStep Loop::micro_batches(int64_t step, bool& interrupted) {
+  const int64_t world = comm_.size(), rank = comm_.rank();
+  const float scale = 1.0f / static_cast<float>(s_.micro_batches);
+  const uint64_t step_key = session_.dropout_rng.next_u64();
+  MicroStep sum;
+  sync_.begin_step();
+  for (int64_t micro = 0; micro < s_.micro_batches; ++micro) {
+    if (world == 1 && micro > 0 && interrupt_requested()) {
+      interrupted = true;
+      return sum;
+    }
+    if (micro % world != rank) {
+      task_.skip_micro(step, micro);
+      continue;
+    }
+    if (micro >= world && sync_.zero_between_micros()) session_.zero_grad();
+    Rng dropout(dropout_seed(step_key, micro));
+    const MicroStep m = task_.train_micro(step, micro, scale, nn::Context{true, &dropout});
+    sum.loss += m.loss / static_cast<double>(s_.micro_batches);
+    sum.tokens += m.tokens;
+    sync_.after_micro();
+  }
+  const Clock::time_point reduce_start = Clock::now();
+  sync_.finish_step();
+  window_.allreduce_seconds += seconds_since(reduce_start);
+  return sum;
+}
+
+bool Loop::all_ranks(bool ok) {
+  if (comm_.size() == 1) return ok;
+  double failed = ok ? 0.0 : 1.0;
+  comm_.all_reduce_sum(&failed, 1);
+  return failed == 0;
+}
+
+bool Loop::replicas_agree() {
+  const std::vector<double> sums =
+      dist::gather_checksums(dist::parameter_checksum(session_.params()), comm_);
+  if (std::all_of(sums.begin(), sums.end(), [&](double v) { return v == sums[0]; })) return true;
+  stop_message("the ranks' parameters differ after step " + std::to_string(session_.step) +
+               " (dist.check_replicas); stopping.");
+  return false;
+}
 
 Loop::StepEnd Loop::train_step() {
   const int64_t step = session_.step;
   const double lr = s_.schedule.at(step);
   session_.zero_grad();
   const Rng batches_before = session_.batch_rng, dropout_before = session_.dropout_rng;
-  const nn::Context ctx{true, &session_.dropout_rng};
-  const float scale = 1.0f / static_cast<float>(s_.micro_batches);
-  double loss = 0;
-  for (int64_t micro = 0; micro < s_.micro_batches; ++micro) {
-    if (micro > 0 && interrupt_requested()) {
-      // Ctrl-C inside a long step: the step is dropped (generators as at its start), so
-      // the checkpoint written next is the state after the last whole step.
-      session_.batch_rng = batches_before;
-      session_.dropout_rng = dropout_before;
-      return StepEnd::Interrupted;
-    }
-    const MicroStep m = task_.train_micro(step, micro, scale, ctx);
-    loss += m.loss / static_cast<double>(s_.micro_batches);
-    window_.tokens += m.tokens;
+  bool dropped = false;
+  const MicroStep mine = micro_batches(step, dropped);
+  if (dropped) {
+    // Ctrl-C inside a long step (one process): the step is dropped (generators as at its
+    // start), so the checkpoint written next is the state after the last whole step.
+    session_.batch_rng = batches_before;
+    session_.dropout_rng = dropout_before;
+    interrupted_ = true;
+    return StepEnd::Interrupted;
   }
+  // The loss (each micro-batch's counts 1 / micro-batches of the whole step, so the sum
+  // over ranks is the mean), the tokens of all ranks, and Ctrl-C on any rank: every rank
+  // stops at the same step.
+  double totals[3] = {mine.loss, static_cast<double>(mine.tokens),
+                      interrupt_requested() ? 1.0 : 0.0};
+  if (comm_.size() > 1) {
+    const Clock::time_point reduce_start = Clock::now();
+    comm_.all_reduce_sum(totals, 3);
+    window_.allreduce_seconds += seconds_since(reduce_start);
+  }
+  const double loss = totals[0];
+  window_.tokens += static_cast<int64_t>(totals[1]);
+  interrupted_ = totals[2] > 0;
   if (!std::isfinite(loss)) {
     stop_message(std::string("the loss became ") + (std::isnan(loss) ? "NaN" : "infinite") +
                  " at step " + std::to_string(step + 1) + "; stopping.");
@@ -107,12 +181,15 @@ void Loop::log_step(double loss, double lr, double grad_norm, const std::vector<
     entry["mfu"] = mfu;
   }
   if (s_.layer_norms > 0) entry["grad_norm_layers"] = norms;
+  if (comm_.size() > 1)  // the time a step spends summing over the ranks (waits included)
+    entry["allreduce_ms"] = 1e3 * window_.allreduce_seconds / static_cast<double>(window_.steps);
   progress_.step(step - 1, loss, lr, tps, mfu);
-  session_.log().write(entry);
+  if (root_) session_.log().write(entry);
   window_ = Window{};
 }
 
 bool Loop::evaluate(int64_t step) {
+  if (!root_) return true;  // rank 0 evaluates; the others go on to the next all-reduce
   const Evaluation e = task_.evaluate(step);
   nlohmann::json entry = e.fields;
   entry["step"] = step;
@@ -131,28 +208,35 @@ bool Loop::evaluate(int64_t step) {
 
 void Loop::stop_message(const std::string& what) {
   progress_.finish();
+  if (!root_) return;  // rank 0 speaks for the run
   std::fprintf(stderr, "%s: %s %s\n", s_.program.c_str(), what.c_str(),
                session_.what_is_saved().c_str());
 }
 
 int Loop::run() {
+  dist::broadcast_parameters(session_.params(), comm_);  // every rank starts from rank 0's
+  if (s_.check_replicas && !replicas_agree()) return 1;
   if (s_.evaluate_first && !session_.resumed()) evaluate(0);
   window_ = Window{};
   while (session_.step < s_.total_steps) {
     const StepEnd end = train_step();
     if (end == StepEnd::NonFinite) return 1;
+    if (s_.check_replicas && !replicas_agree()) return 1;
     const bool dropped = end == StepEnd::Interrupted;
     const int64_t step = session_.step;
     bool saved_ok = true;
-    if (!dropped && (step % s_.eval_interval == 0 || step == s_.total_steps))
+    if (!dropped && (step % s_.eval_interval == 0 || step == s_.total_steps)) {
       saved_ok = evaluate(step);
-    if (saved_ok && !dropped) task_.after_step(step);
-    const bool interrupted = interrupt_requested();
+      saved_ok = all_ranks(saved_ok);  // best.safetensors is rank 0's to write
+    }
+    if (saved_ok && !dropped && root_) task_.after_step(step);
+    // One process looks again (Ctrl-C during the evaluation); ranks use what they agreed.
+    const bool interrupted = comm_.size() == 1 ? interrupt_requested() : interrupted_;
     const bool stop_here = s_.stop_after >= 0 && step >= s_.stop_after;
     if (saved_ok && (step % s_.checkpoint_interval == 0 || step == s_.total_steps || interrupted ||
                      stop_here)) {
-      saved_ok = session_.save(session_.last_path());
-      if (saved_ok) task_.after_save(session_.last_path());
+      saved_ok = session_.save(session_.last_path());  // rank 0 writes; every rank checks
+      if (saved_ok && root_) task_.after_save(session_.last_path());
     }
     if (!saved_ok) {
       stop_message(session_.non_finite() + " is not finite at step " + std::to_string(step) +
@@ -175,7 +259,9 @@ int Loop::run() {
 
 int run_training_loop(TrainingTask& task, RunSession& session, const LoopSettings& settings) {
   install_interrupt_handler();
+  dist::Communicator& comm = settings.comm ? *settings.comm : dist::world();
   const int code = Loop(task, session, settings).run();
+  comm.barrier();  // no rank ends (or aborts the job) while rank 0 still writes
   restore_default_interrupt();
   return code;
 }

@@ -2,6 +2,9 @@
 // tuning). The task says what a micro-batch and an evaluation are; the loop does the rest:
 //   while step < total:
 //     zero_grad; for micro in [0, micro_batches): loss += task.train_micro(...) / micros
+//       (data parallel, docs/distributed.md: rank r of W trains the micro-batches
+//       micro % W == r and skips the others; the gradients are summed over the ranks
+//       (dist/gradient_sync.h) and the loss is their mean)
 //     stop (exit 1) if the loss is not finite; clip; AdamW at schedule.at(step); ++step
 //     every log_interval (and the last step): {"step", "loss", "lr", "grad_norm",
 //       "tokens_per_s", + "mfu", "grad_norm_layers" when asked, + task.step_fields}
@@ -10,13 +13,16 @@
 //     task.after_step (the end of an epoch)
 //     every checkpoint_interval, the last step, on Ctrl-C, at stop_after: last.safetensors
 // A checkpoint is never written with a NaN or infinite weight or moment: the run stops
-// with exit 1 and the last good checkpoint stays.
+// with exit 1 and the last good checkpoint stays. Only rank 0 logs, evaluates and writes;
+// every rank starts from rank 0's parameters. Dropout draws are keyed by (step, micro),
+// not by the rank that holds the micro-batch.
 #pragma once
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "dist/gradient_sync.h"
 #include "nn/context.h"
 #include "train/run_session.h"
 #include "train/schedule.h"
@@ -41,6 +47,9 @@ class TrainingTask {
   // gradients added scaled by `scale` (1 / micro-batches).
   virtual MicroStep train_micro(int64_t step, int64_t micro, float scale,
                                 const nn::Context& ctx) = 0;
+  // What train_micro draws from the run's generators for micro-batch `micro`, drawn and
+  // dropped (another rank trains it): every rank's generators stay the same.
+  virtual void skip_micro(int64_t /*step*/, int64_t /*micro*/) {}
   // Extra log fields of a finished step (1-based): the epoch.
   virtual nlohmann::json step_fields(int64_t /*step*/) { return nlohmann::json::object(); }
   // The evaluation after `step` steps (0: before the first, when asked).
@@ -64,6 +73,11 @@ struct LoopSettings {
   double peak_flops = 0;        // that peak: 0 for the CPU's (measured at the start)
   bool quiet = false;
   int64_t stop_after = -1;  // stop with a checkpoint once this many steps are done
+  // Data parallelism: the ranks (null: dist::world()), how gradients are summed, and
+  // whether every step checks that the ranks' parameters agree (exit 1 if not).
+  dist::Communicator* comm = nullptr;
+  dist::ReduceMode reduce = dist::ReduceMode::kSum;
+  bool check_replicas = false;
 };
 
 // Runs from session.step. Returns 0 (done, or stopped at stop_after), 130 (Ctrl-C:

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string_view>
 
+#include "dist/communicator.h"
 #include "io/safetensors.h"
 #include "train/checkpoint.h"
 #include "train/model_source.h"
@@ -75,7 +76,8 @@ RunFolderPlan plan_run_folder(const std::string& dir, const std::string& kind, b
                 (found == "train" ? "'train'" : "finetune '" + found + "'") + " run, not a" +
                 (kind == "train" ? " 'train'" : " finetune '" + kind + "'") +
                 " run: choose another --out");
-    plan.lock = std::make_unique<RunFolderLock>(dir);  // before its checkpoints are read
+    // Before its checkpoints are read; in a data-parallel run, by rank 0 for all ranks.
+    if (dist::world().rank() == 0) plan.lock = std::make_unique<RunFolderLock>(dir);
   }
   const SavedCheckpoints saved = find_checkpoints(dir);
   if (!resume) {

@@ -1,5 +1,6 @@
 #include "train/run_session.h"
 
+#include "dist/communicator.h"
 #include "train/checkpoint.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -23,8 +24,10 @@ RunSession::RunSession(RunFolderPlan folder, ParameterList params, const AdamWCo
 }
 
 void RunSession::begin(const nlohmann::json& config, const Tokenizer& tokenizer) {
-  if (!folder_.lock) folder_.lock = std::make_unique<RunFolderLock>(dir());  // creates it
+  dist::world().barrier();  // every rank has checked the folder before rank 0 writes to it
   config_ = config;
+  if (!writes()) return;
+  if (!folder_.lock) folder_.lock = std::make_unique<RunFolderLock>(dir());  // creates it
   tokenizer_ = tokenizer.to_json();
   write_file_atomic(dir() + "/config.json", config_.dump(2) + "\n");
   write_file_atomic(dir() + "/tokenizer.json", tokenizer_.dump() + "\n");
@@ -34,6 +37,7 @@ void RunSession::begin(const nlohmann::json& config, const Tokenizer& tokenizer)
 bool RunSession::save(const std::string& path) {
   non_finite_ = first_non_finite(params_, optimizer_);
   if (!non_finite_.empty()) return false;
+  if (!writes()) return true;
   CheckpointState s;
   s.step = step;
   s.config = config_;
@@ -42,6 +46,7 @@ bool RunSession::save(const std::string& path) {
   s.dropout_rng = dropout_rng.state();
   s.best_val_loss = best_val_loss;
   s.val_loss = last_val_loss;
+  s.world_size = dist::world().size();
   save_checkpoint(path, params_, &optimizer_, s);
   return true;
 }
@@ -51,6 +56,10 @@ std::string RunSession::what_is_saved() const {
   return now.newest().empty() ? std::string("No checkpoint was written.")
                               : "The last good checkpoint is " + now.newest() + " (" +
                                     now.describe() + "); continue with --resume.";
+}
+
+bool RunSession::writes() const {
+  return dist::world().rank() == 0;
 }
 
 void RunSession::zero_grad() {

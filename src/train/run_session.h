@@ -27,12 +27,13 @@ class RunSession {
   // checkpoint loaded into `params` and the optimizer. Writes nothing.
   RunSession(RunFolderPlan folder, ParameterList params, const AdamWConfig& adamw, uint64_t seed);
 
-  // The first writes: locks the folder (creating it and its marker), writes config.json
+  // The first writes (rank 0's; every rank waits here until all have read the folder):
+  // locks the folder (creating it and its marker), writes config.json
   // (`config`, also saved in every checkpoint) and tokenizer.json, opens log.jsonl.
   void begin(const nlohmann::json& config, const Tokenizer& tokenizer);
 
-  // Writes a checkpoint; false (nothing written, non_finite() names what) when a weight
-  // or an AdamW moment is NaN or infinite.
+  // Writes a checkpoint (rank 0; the other ranks only check); false (nothing written, non_finite()
+  // names what) when a weight or an AdamW moment is NaN or infinite.
   bool save(const std::string& path);
   // "The last good checkpoint is ... ; continue with --resume." or "No checkpoint ...".
   std::string what_is_saved() const;
@@ -45,7 +46,8 @@ class RunSession {
   const ParameterList& params() const { return params_; }
   AdamW& optimizer() { return optimizer_; }
   RunLog& log() { return *log_; }
-  void zero_grad();  // of the trainable parameters
+  void zero_grad();     // of the trainable parameters
+  bool writes() const;  // rank 0 of a data-parallel run (or the only process)
 
   int64_t step = 0;  // optimizer steps done
   Rng batch_rng, dropout_rng;

@@ -14,11 +14,30 @@
 
 namespace tinylm {
 
+namespace {
+
+// train.global_batch decides train.grad_accum (given too, it must agree).
+void resolve_global_batch(TrainSettings& t, bool grad_accum_given) {
+  require(t.batch_size > 0, "train.batch_size must be positive");
+  require(t.global_batch % t.batch_size == 0,
+          "train.global_batch (" + std::to_string(t.global_batch) +
+              ") must be a multiple of train.batch_size (" + std::to_string(t.batch_size) + ")");
+  const int64_t micros = t.global_batch / t.batch_size;
+  require(!grad_accum_given || t.grad_accum == micros,
+          "train.grad_accum (" + std::to_string(t.grad_accum) + ") x train.batch_size (" +
+              std::to_string(t.batch_size) + ") is not train.global_batch (" +
+              std::to_string(t.global_batch) + "); set one of grad_accum and global_batch");
+  t.grad_accum = micros;
+}
+
+}  // namespace
+
 TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
   require(j.is_object(), "config must be a JSON object");
   for (const auto& [key, value] : j.items())
-    require(key == "model" || key == "data" || key == "train" || key == "sample" || key == "lora",
-            "unknown section '" + key + "' (model, data, train, sample, lora)");
+    require(key == "model" || key == "data" || key == "train" || key == "sample" || key == "lora" ||
+                key == "dist",
+            "unknown section '" + key + "' (model, data, train, sample, lora, dist)");
   TrainConfig c;
   if (j.contains("model")) c.model = GPTConfig::from_json(j["model"], "model.");
   const nlohmann::json empty = nlohmann::json::object();
@@ -49,6 +68,7 @@ TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
       .boolean("decay_embeddings", t.decay_embeddings)
       .number("grad_clip", t.grad_clip)
       .integer("grad_accum", t.grad_accum)
+      .integer("global_batch", t.global_batch)
       .integer("eval_interval", t.eval_interval)
       .integer("eval_iters", t.eval_iters)
       .integer("log_interval", t.log_interval)
@@ -73,10 +93,15 @@ TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
       .string_list("targets", c.lora.targets)
       .number("dropout", lora_dropout)
       .done();
+  SectionReader(j.value("dist", empty), "dist")
+      .string("reduce", c.dist.reduce)
+      .boolean("check_replicas", c.dist.check_replicas)
+      .done();
   c.lora.alpha = static_cast<float>(alpha);
   c.lora.dropout = static_cast<float>(lora_dropout);
   // A "lora" section without train.trainable asks for LoRA.
   if (j.contains("lora") && !j.value("train", empty).contains("trainable")) t.trainable = "lora";
+  if (t.global_batch > 0) resolve_global_batch(t, j.value("train", empty).contains("grad_accum"));
   return c;
 }
 
@@ -116,6 +141,7 @@ nlohmann::json TrainConfig::to_json() const {
             {"decay_embeddings", t.decay_embeddings},
             {"grad_clip", t.grad_clip},
             {"grad_accum", t.grad_accum},
+            {"global_batch", t.batch_size * t.grad_accum},
             {"eval_interval", t.eval_interval},
             {"eval_iters", t.eval_iters},
             {"log_interval", t.log_interval},
@@ -134,7 +160,8 @@ nlohmann::json TrainConfig::to_json() const {
            {{"r", lora.r},
             {"alpha", shortest_decimal(lora.alpha)},
             {"targets", lora.targets},
-            {"dropout", shortest_decimal(lora.dropout)}}}};
+            {"dropout", shortest_decimal(lora.dropout)}}},
+          {"dist", {{"reduce", dist.reduce}, {"check_replicas", dist.check_replicas}}}};
 }
 
 void TrainConfig::validate() const {
@@ -162,6 +189,9 @@ void TrainConfig::validate() const {
   require(t.weight_decay >= 0, "train.weight_decay must be >= 0");
   require(t.grad_clip >= 0, "train.grad_clip must be >= 0 (0: no clipping)");
   require(t.grad_accum > 0, "train.grad_accum must be positive");
+  require(t.global_batch >= 0, "train.global_batch must be >= 0 (0: batch_size x grad_accum)");
+  require(dist.reduce == "sum" || dist.reduce == "ordered",
+          "dist.reduce: unknown '" + dist.reduce + "' (sum, ordered)");
   require(t.eval_interval > 0, "train.eval_interval must be positive");
   require(t.eval_iters > 0, "train.eval_iters must be positive");
   require(t.log_interval > 0, "train.log_interval must be positive");

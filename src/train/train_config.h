@@ -9,11 +9,12 @@
 //               or { "task": "addition" },
 //     "train":  { "batch_size", "max_steps", "lr", "min_lr", "warmup_steps", "lr_decay_steps",
 //                 "beta1", "beta2", "eps", "weight_decay", "decay_embeddings", "grad_clip",
-//                 "grad_accum", "eval_interval", "eval_iters", "log_interval",
+//                 "grad_accum", "global_batch", "eval_interval", "eval_iters", "log_interval",
 //                 "checkpoint_interval", "seed", "threads", "init_from", "trainable" },
 //     "sample": { "prompt", "max_new_tokens", "temperature", "top_k", "top_p", "count" },
 //     "lora":   { "r", "alpha", "targets", "dropout" }   (used with train.trainable "lora";
-//               a "lora" section without train.trainable sets it to "lora")
+//               a "lora" section without train.trainable sets it to "lora"),
+//     "dist":   { "reduce": "sum" | "ordered", "check_replicas" }  (docs/distributed.md)
 //   }
 // With train.init_from (a Hugging Face GPT-2 folder, a tinylm run folder or checkpoint, or
 // a preset name: train/base_model.h) the model's shape, its weights and the tokenizer come
@@ -63,7 +64,11 @@ struct TrainSettings {
   double weight_decay = 0.1;
   bool decay_embeddings = true;  // weight decay on wte / wpe (biases and norms: never)
   double grad_clip = 1.0;        // 0: no clipping
-  int64_t grad_accum = 1;        // micro-batches per optimizer step
+  // Micro-batches of batch_size sequences per optimizer step, over all data-parallel
+  // ranks: global_batch / batch_size (each of W ranks accumulates grad_accum / W).
+  int64_t grad_accum = 1;
+  // Sequences per optimizer step (0: batch_size * grad_accum). Set, it decides grad_accum.
+  int64_t global_batch = 0;
   int64_t eval_interval = 250;
   int64_t eval_iters = 20;
   int64_t log_interval = 10;
@@ -82,12 +87,19 @@ struct SampleSettings {
   double top_p = 1.0;
 };
 
+// Data parallelism (docs/distributed.md).
+struct DistSettings {
+  std::string reduce = "sum";   // "sum": MPI's all-reduce; "ordered": the same bits for any world
+  bool check_replicas = false;  // compare the ranks' parameters after every step
+};
+
 struct TrainConfig {
   GPTConfig model;
   DataConfig data;
   TrainSettings train;
   SampleSettings sample;
   LoraConfig lora = default_lora();  // PEFT-style adapters (lora/lora.h), with trainable "lora"
+  DistSettings dist;
 
   // r 16, alpha 16 on c_attn, c_proj and c_fc: the defaults of `tinylm finetune`.
   static LoraConfig default_lora();

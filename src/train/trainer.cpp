@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "backend/registry.h"
+#include "dist/communicator.h"
 #include "lora/peft.h"
 #include "model/gpt.h"
 #include "report/flops.h"
@@ -15,6 +16,7 @@
 #include "train/run_session.h"
 #include "train/samples.h"
 #include "train/trainable.h"
+#include "util/error.h"
 
 namespace tinylm {
 
@@ -49,7 +51,16 @@ LoopSettings loop_settings(const TrainConfig& c, const TrainOptions& options) {
   if (device.peak_flops) s.peak_flops = device.peak_flops();
   s.quiet = options.quiet;
   s.stop_after = options.stop_after;
+  s.reduce = dist::reduce_mode(c.dist.reduce, "dist.reduce");
+  s.check_replicas = c.dist.check_replicas;
   return s;
+}
+
+// " per rank x 2 ranks (MPI (Open MPI v4.1.4))" in a data-parallel run, else "".
+std::string ranks_text() {
+  const dist::Communicator& world = dist::world();
+  if (world.size() == 1) return "";
+  return " per rank x " + std::to_string(world.size()) + " ranks (" + world.name() + ")";
 }
 
 // "tinylm train: 1,234 parameters (...), vocab 65 (char), 1,000 tokens train / ..."
@@ -78,13 +89,30 @@ void print_header(const TrainConfig& c, const TrainOptions& options, const Train
       static_cast<long long>(data.tokenizer().vocab_size()), data.tokenizer().kind().c_str(),
       data.is_addition() ? "generated" : std::to_string(data.train_tokens()).c_str(),
       data.is_addition() ? "held-out" : std::to_string(data.val_tokens()).c_str(), num_threads(),
-      (where + resuming).c_str());
+      (ranks_text() + where + resuming).c_str());
   std::fflush(stdout);
+}
+
+// The micro-batches of a step shared equally by the ranks (else InputError: exit 2).
+void require_shared_equally(const TrainSettings& t, int world) {
+  if (world == 1 || t.grad_accum % world == 0) return;
+  throw InputError("train.global_batch = " + std::to_string(t.batch_size * t.grad_accum) +
+                   " sequences is " + std::to_string(t.grad_accum) +
+                   " micro-batches of train.batch_size " + std::to_string(t.batch_size) +
+                   ", which " + std::to_string(world) +
+                   " ranks cannot share equally; make global_batch a multiple of batch_size x " +
+                   std::to_string(world));
 }
 
 }  // namespace
 
-int train(const TrainConfig& config, const TrainOptions& options) {
+int train(const TrainConfig& config, const TrainOptions& given) {
+  dist::Communicator& world = dist::world();
+  require_shared_equally(config.train, world.size());
+  TrainOptions options = given;
+  if (world.rank() != 0) options.quiet = true;  // rank 0 speaks for the run
+  if (world.size() > 1)
+    require(options.device == Device::kCpu, "data-parallel training runs on the CPU for now");
   LmRunPlan plan = plan_lm_run(config, options);
   const TrainConfig& c = plan.config;
   const TrainingData& data = *plan.data;

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 
@@ -124,6 +126,66 @@ TEST(TrainingLoop, AnInterruptInsideALongStepStopsAtTheNextMicroBatch) {
   EXPECT_EQ(run.session->step, 3);
   EXPECT_EQ(read_checkpoint_state(dir + "/last.safetensors").step, 3);
   fs::remove_all(dir);
+}
+
+// One rank of a data-parallel world, seen from inside: its rank and size, collectives
+// that leave the data as it is (the other ranks are not there).
+class OneRankOf final : public dist::Communicator {
+ public:
+  OneRankOf(int rank, int size) : rank_(rank), size_(size) {}
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string name() const override { return "test"; }
+  void all_reduce_sum(float*, int64_t) override {}
+  void all_reduce_sum(double*, int64_t) override {}
+  void all_reduce_ordered(float*, int64_t) override {}
+  void broadcast(float*, int64_t) override {}
+  void barrier() override {}
+  [[noreturn]] void abort(int) override { std::abort(); }
+
+ private:
+  int rank_, size_;
+};
+
+// Which micro-batches a rank trains and which it only draws.
+class RecordingTask : public SquareTask {
+ public:
+  using SquareTask::SquareTask;
+  MicroStep train_micro(int64_t step, int64_t micro, float scale, const nn::Context& ctx) override {
+    trained.push_back(step * 100 + micro);
+    return SquareTask::train_micro(step, micro, scale, ctx);
+  }
+  void skip_micro(int64_t step, int64_t micro) override { skipped.push_back(step * 100 + micro); }
+  std::vector<int64_t> trained, skipped;
+};
+
+// The ranks share every step's micro-batches: together they train each exactly once (the
+// batches, and the sliding windows of an epoch, that one process trains), and each rank
+// draws the others' (so that every rank's generators stay the same).
+TEST(TrainingLoop, RanksShareEveryStepsMicroBatchesExactlyOnce) {
+  for (int world : {2, 3}) {
+    std::vector<int64_t> all_trained;
+    for (int rank = 0; rank < world; ++rank) {
+      const std::string dir = fresh_dir("ranks-" + std::to_string(world) + std::to_string(rank));
+      SquareRun run(dir);
+      RecordingTask task(run.w, 1000);
+      OneRankOf comm(rank, world);
+      LoopSettings s = settings(5);
+      s.micro_batches = 2 * world;
+      s.comm = &comm;
+      ASSERT_EQ(run_training_loop(task, *run.session, s), 0);
+      EXPECT_EQ(task.trained.size(), 5u * 2);
+      EXPECT_EQ(task.skipped.size(), 5u * 2 * (world - 1));
+      for (int64_t id : task.trained) EXPECT_EQ(id % 100 % world, rank);
+      all_trained.insert(all_trained.end(), task.trained.begin(), task.trained.end());
+      fs::remove_all(dir);
+    }
+    std::sort(all_trained.begin(), all_trained.end());
+    std::vector<int64_t> once;
+    for (int64_t step = 0; step < 5; ++step)
+      for (int64_t micro = 0; micro < 2 * world; ++micro) once.push_back(step * 100 + micro);
+    EXPECT_EQ(all_trained, once) << "world " << world;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // tinylm finetune --task classify|instruct --base SRC --data FILE --out RUN
 //                 [--config FILE] [--set key=value ...] [--resume] [--stop-after N] [--quiet]
 #include "cli/cli_util.h"
+#include "dist/communicator.h"
 #include "finetune/classify_trainer.h"
 #include "finetune/finetune_config.h"
 #include "finetune/instruct_trainer.h"
@@ -54,6 +55,7 @@ int run_finetune(int argc, char** argv) {
   config.base = base_names.base;
   config.data = base_names.data;
   opts.device = parse_device(device);
+  if (dist::world().rank() != 0) opts.quiet = true;  // rank 0 speaks for a data-parallel run
   if (task == "instruct") return finetune::finetune_instruct(config, opts);
   return finetune::finetune_classify(config, opts);
 }

@@ -237,6 +237,7 @@ void require_poolable(const ClassificationData& data, Pooling pooling, const std
 nlohmann::json accuracy_before(SequenceClassifier& model, const ClassificationData& data,
                                const RunSession& session, int64_t batch_size, bool quiet) {
   const std::string path = session.dir() + "/accuracy-before.json";
+  if (!session.writes()) return nlohmann::json();  // rank 0's to measure and write
   if (session.resumed()) return file_exists(path) ? read_json_file(path) : nlohmann::json();
   const SplitAccuracies a = measure(model, data, batch_size);
   if (!quiet) std::printf("accuracy before training: %s\n", a.line().c_str());
@@ -287,7 +288,7 @@ int finetune_classify(const FinetuneConfig& config, const FinetuneOptions& optio
     task.summary.emplace_back("accuracy before (train / val / test)", accuracies_text(before));
   const int code = run_training_loop(
       task, session, finetune_loop_settings(f, total, options.quiet, options.stop_after));
-  if (code == 0 && session.step >= total)
+  if (code == 0 && session.step >= total && session.writes())
     finish(*model, data, c, session, task, before, options.quiet);
   return code;
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "data/classification_dataset.h"
+#include "dist/communicator.h"
 #include "util/error.h"
 
 namespace tinylm::finetune {
@@ -51,6 +52,7 @@ LoopSettings finetune_loop_settings(const FinetuneSettings& f, int64_t total, bo
   s.checkpoint_interval = f.checkpoint_interval;
   s.quiet = quiet;
   s.stop_after = stop_after;
+  s.micro_batches = dist::world().size();  // data parallel: a part of each batch per rank
   return s;
 }
 
@@ -58,17 +60,23 @@ EpochTask::EpochTask(int64_t train_size, const FinetuneSettings& f)
     : f_(f),
       train_size_(train_size),
       per_epoch_(steps_per_epoch(train_size, f.batch_size)),
-      total_(total_steps(f, train_size)) {}
+      total_(total_steps(f, train_size)),
+      parts_(dist::world().size()) {}
 
-MicroStep EpochTask::train_micro(int64_t step, int64_t /*micro*/, float scale,
-                                 const nn::Context& ctx) {
+MicroStep EpochTask::train_micro(int64_t step, int64_t micro, float scale, const nn::Context& ctx) {
   const int64_t epoch = step / per_epoch_;
   if (epoch != cached_epoch_) {
     Rng rng = epoch_rng(f_.seed, epoch);
     order_ = epoch_batches(train_size_, f_.batch_size, true, true, rng);
     cached_epoch_ = epoch;
   }
-  return train_batch(order_[step % per_epoch_], scale, ctx);
+  // Part `micro` of the batch (data parallel: one part per rank; one process: all of it).
+  const std::vector<int64_t>& batch = order_[step % per_epoch_];
+  const auto n = static_cast<int64_t>(batch.size());
+  if (parts_ == 1) return train_batch(batch, scale, ctx);
+  const std::vector<int64_t> part(batch.begin() + micro * n / parts_,
+                                  batch.begin() + (micro + 1) * n / parts_);
+  return train_batch(part, scale, ctx);
 }
 
 nlohmann::json EpochTask::step_fields(int64_t step) {

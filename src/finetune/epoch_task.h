@@ -1,7 +1,9 @@
 // What both fine-tuning tasks share on the one training loop (train/loop.h): epochs of
 // shuffled batches (the course drops the last partial batch), each epoch's order drawn
 // from a generator derived from (seed, epoch) so that a resumed run draws the same,
-// "epoch" in the log and the progress lines, and a hook at the end of each epoch.
+// "epoch" in the log and the progress lines, and a hook at the end of each epoch. In a
+// data-parallel run (docs/distributed.md) rank r of W trains part r of each batch (its
+// examples r * B / W .. (r + 1) * B / W - 1), and the loss is the mean of the parts' means.
 //   total steps = epochs * floor(n_train / batch_size), or finetune.max_steps if smaller
 #pragma once
 #include <cstdint>
@@ -49,6 +51,7 @@ class EpochTask : public TrainingTask {
   int64_t epoch_of(int64_t step) const { return (step - 1) / per_epoch_ + 1; }  // 1-based
 
   int64_t train_size_, per_epoch_, total_;
+  int64_t parts_;  // the parts each batch is cut into: one per data-parallel rank
   int64_t cached_epoch_ = -1;
   std::vector<std::vector<int64_t>> order_;  // the batches of cached_epoch_
 };

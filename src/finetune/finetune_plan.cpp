@@ -1,5 +1,6 @@
 #include "finetune/finetune_plan.h"
 
+#include "dist/communicator.h"
 #include "finetune/run_folder.h"
 #include "report/memory.h"
 #include "tensor/threads.h"
@@ -50,6 +51,12 @@ void require_step_fits(const GPTConfig& model, int64_t batch_size, int64_t T) {
 }
 
 FinetunePlan plan_finetune_run(const FinetuneConfig& config, const FinetuneOptions& options) {
+  // Data parallel (docs/distributed.md): each rank takes an equal part of every batch.
+  const int world = dist::world().size();
+  require(config.finetune.batch_size % world == 0,
+          "finetune.batch_size (" + std::to_string(config.finetune.batch_size) +
+              ") must be a multiple of the " + std::to_string(world) +
+              " ranks: each takes an equal part of every batch");
   FinetunePlan plan;
   FinetuneConfig& c = plan.config;
   c = config;

@@ -223,7 +223,7 @@ int finetune_instruct(const FinetuneConfig& config, const FinetuneOptions& optio
   if (const Backend& b = backend_for(options.device); b.peak_flops)
     loop.peak_flops = b.peak_flops();
   const int code = run_training_loop(task, session, loop);
-  if (code == 0 && session.step >= total)
+  if (code == 0 && session.step >= total && session.writes())
     finish(*model, tok, data, collate, c, session, task, trained.lora.get(), options.quiet);
   return code;
 }

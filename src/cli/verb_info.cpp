@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cli/cli_util.h"
+#include "report/data_parallel.h"
 #include "report/embedding_table.h"
 #include "report/model_info.h"
 #include "report/roofline.h"
@@ -96,6 +97,10 @@ int run_info(int argc, char** argv) {
         report::analyse_on_device(config, batch, seq ? seq : config.block_size,
                                   report::find_device(device), precision, utilization);
     std::printf("\n%s", report::render_device_analysis(a).c_str());
+    // Every parameter trains (tinylm train without LoRA): its gradient is all-reduced.
+    std::printf("\n%s", report::render_data_parallel(
+                            report::plan_data_parallel(info.params.total, a.predicted_step_seconds))
+                            .c_str());
   }
   return 0;
 }

@@ -14,7 +14,10 @@
 #      64-token prompts, 64 new tokens, 2 threads) beside tinylm's own generate;
 #   6. the same GGUF files (GPT-2 124M shape at F32, F16, Q8_0) decoded by tinylm and by
 #      llama.cpp compiled for this CPU (npm node-llama-cpp, cached outside the clone;
-#      bench/gguf.sh).
+#      bench/gguf.sh);
+#   7. data-parallel training: 1 rank x 2 threads against 2 ranks x 1 thread under
+#      mpirun, the all-reduce at the GPT-2 124M shape, and the prediction for N machines
+#      (bench/distributed.sh).
 # Usage: bench/run.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,3 +68,4 @@ echo "== serving, GPT-2 124M shape, 64-token prompts, 64 new tokens, 2 threads, 
 "$BUILD/serve_speed" --tinylm "$BUILD/tinylm" --preset gpt2-124m --prompt 64 --new 64 --threads 2 --rounds 2
 echo "== GGUF files, tinylm beside llama.cpp (GPT-2 124M shape at F32, F16, Q8_0; prompt 64, 128 new, 2 threads)"
 bash bench/gguf.sh "$BUILD"
+bash bench/distributed.sh "$BUILD"

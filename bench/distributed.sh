@@ -40,7 +40,7 @@ compare() {  # title, config, global batch, block size, steps
   local title=$1 config=$2 batch=$3 block=$4 steps=$5
   local common=(--quiet --config "$config" --set train.max_steps="$steps"
     --set train.eval_interval=100000 --set train.checkpoint_interval=100000
-    --set train.log_interval=1 --set sample.max_new_tokens=0)
+    --set train.log_interval=1 --set train.eval_iters=1 --set sample.max_new_tokens=0)
   echo "== data parallel, $title, global batch $batch x $block tokens"
   "$BUILD/tinylm" train "${common[@]}" --out "$work/one-$steps" --set train.threads=2 \
     --set train.batch_size="$batch" --set train.global_batch="$batch"

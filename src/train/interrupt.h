@@ -4,7 +4,8 @@
 
 namespace tinylm {
 
-void install_interrupt_handler();
+// announce: print what happens at the first Ctrl-C (rank 0 of a data-parallel run only).
+void install_interrupt_handler(bool announce = true);
 void restore_default_interrupt();
 bool interrupt_requested();
 void request_interrupt();  // for tests: behave as if SIGINT arrived

@@ -258,8 +258,8 @@ int Loop::run() {
 }  // namespace
 
 int run_training_loop(TrainingTask& task, RunSession& session, const LoopSettings& settings) {
-  install_interrupt_handler();
   dist::Communicator& comm = settings.comm ? *settings.comm : dist::world();
+  install_interrupt_handler(comm.rank() == 0);
   const int code = Loop(task, session, settings).run();
   comm.barrier();  // no rank ends (or aborts the job) while rank 0 still writes
   restore_default_interrupt();

@@ -3,9 +3,11 @@
 // computes. Skipped in a build without MPI or where mpirun is missing.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "cli/cli_test_util.h"
 #include "finetune/finetune_test_util.h"
@@ -100,6 +102,34 @@ std::vector<double> losses(const std::string& run) {
     if (j.contains("loss")) out.push_back(j["loss"].get<double>());
   }
   return out;
+}
+
+// `mpirun ...` started in the background; its exit code lands in `code_file`.
+void start_mpi(const std::string& ranks, const std::string& code_file) {
+  const std::string cmd = std::string("cd '") + TINYLM_SOURCE_DIR + "' && (" + kMpirun + ranks +
+                          " > /dev/null 2>&1; echo $? > '" + code_file + "') &";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+}
+
+// Waits up to `seconds` for `ready`; false if it never came.
+template <typename Ready>
+bool wait_for(Ready ready, double seconds) {
+  for (int i = 0; i < seconds * 20; ++i) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return ready();
+}
+
+size_t log_lines(const std::string& run) {
+  std::ifstream in(run + "/log.jsonl");
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+int exit_code(const std::string& code_file) {
+  return file_exists(code_file) ? std::stoi(read_file(code_file)) : -1;
 }
 
 class Distributed : public ::testing::Test {
@@ -228,6 +258,48 @@ TEST_F(Distributed, AClassifierFineTunedOnTwoRanksLearnsWhatOneProcessLearns) {
   for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5 * std::abs(a[i])) << i;
   EXPECT_TRUE(file_exists(dir_ + "/two/results.json"));
   EXPECT_TRUE(file_exists(dir_ + "/two/accuracy-before.json"));
+}
+
+// Ctrl-C on mpirun: every rank stops after the same step, rank 0 saves a checkpoint, and
+// the run resumes from it.
+TEST_F(Distributed, CtrlCOnMpirunSavesACheckpointThatResumes) {
+  const std::string cfg = config(dir_, {{"grad_accum", 2},
+                                        {"max_steps", 1000000},
+                                        {"checkpoint_interval", 1000000},
+                                        {"eval_interval", 1000000}});
+  const std::string run = dir_ + "/run", code = dir_ + "/code";
+  start_mpi("-np 2 " + tinylm_args("train --quiet --config " + cfg + " --out " + run), code);
+  ASSERT_TRUE(wait_for([&] { return log_lines(run) >= 5; }, 60)) << "no steps logged";
+  ASSERT_EQ(std::system(("pkill -INT -f -- '^mpirun --oversubscribe -np 2 .*" + run + "'").c_str()),
+            0);
+  ASSERT_TRUE(wait_for([&] { return file_exists(code); }, 60)) << "mpirun did not end";
+  EXPECT_NE(exit_code(code), 0);
+  ASSERT_TRUE(file_exists(run + "/last.safetensors"));
+  const int64_t saved = static_cast<int64_t>(log_lines(run)) - 1;  // step 0's evaluation
+  train_mpi(2, cfg, run, " --resume --set train.max_steps=" + std::to_string(saved + 2));
+  EXPECT_EQ(log_lines(run), static_cast<size_t>(saved + 1 + 2 + 1));  // + 2 steps + evaluation
+}
+
+// Test 7: a rank killed mid-run ends the job within seconds with a non-zero exit; the last
+// checkpoint stays whole and resumes.
+TEST_F(Distributed, AKilledRankEndsTheJobAndTheCheckpointStays) {
+  const std::string cfg = config(dir_, {{"grad_accum", 2},
+                                        {"max_steps", 1000000},
+                                        {"checkpoint_interval", 5},
+                                        {"eval_interval", 1000000}});
+  const std::string run = dir_ + "/run", code = dir_ + "/code";
+  start_mpi("-np 2 " + tinylm_args("train --quiet --config " + cfg + " --out " + run), code);
+  ASSERT_TRUE(wait_for([&] { return log_lines(run) >= 12; }, 60)) << "no checkpoint yet";
+  // The ranks are mpirun's children; kill one of them.
+  const std::string kill = "pkill -KILL -n -P $(pgrep -f -- '^mpirun --oversubscribe -np 2 .*" +
+                           run + "' | head -1) tinylm";
+  ASSERT_EQ(std::system(kill.c_str()), 0);
+  ASSERT_TRUE(wait_for([&] { return file_exists(code); }, 30)) << "the job hangs";
+  EXPECT_NE(exit_code(code), 0);
+  const RunResult resumed =
+      run_tinylm("train --quiet --config " + cfg + " --out " + run +
+                 " --resume --set train.max_steps=" + std::to_string(log_lines(run) + 5));
+  EXPECT_EQ(resumed.code, 0) << resumed.output;
 }
 
 // A global batch the ranks cannot share equally: exit 2 naming it, nothing written.

@@ -287,7 +287,7 @@ int finetune_classify(const FinetuneConfig& config, const FinetuneOptions& optio
   if (!before.is_null())
     task.summary.emplace_back("accuracy before (train / val / test)", accuracies_text(before));
   const int code = run_training_loop(
-      task, session, finetune_loop_settings(f, total, options.quiet, options.stop_after));
+      task, session, finetune_loop_settings(c, total, options.quiet, options.stop_after));
   if (code == 0 && session.step >= total && session.writes())
     finish(*model, data, c, session, task, before, options.quiet);
   return code;

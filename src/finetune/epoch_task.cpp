@@ -40,8 +40,9 @@ AdamWConfig adamw_config(const FinetuneSettings& f) {
           static_cast<float>(f.eps), static_cast<float>(f.weight_decay)};
 }
 
-LoopSettings finetune_loop_settings(const FinetuneSettings& f, int64_t total, bool quiet,
+LoopSettings finetune_loop_settings(const FinetuneConfig& c, int64_t total, bool quiet,
                                     int64_t stop_after) {
+  const FinetuneSettings& f = c.finetune;
   LoopSettings s;
   s.program = "tinylm finetune";
   s.total_steps = total;
@@ -53,6 +54,7 @@ LoopSettings finetune_loop_settings(const FinetuneSettings& f, int64_t total, bo
   s.quiet = quiet;
   s.stop_after = stop_after;
   s.micro_batches = dist::world().size();  // data parallel: a part of each batch per rank
+  s.use(c.dist);
   return s;
 }
 

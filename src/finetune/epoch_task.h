@@ -24,7 +24,7 @@ int64_t total_steps(const FinetuneSettings& f, int64_t train_size);
 
 // The loop's settings for a fine-tuning run of `total` steps: constant lr (or cosine to
 // min_lr), no gradient accumulation, no best checkpoint.
-LoopSettings finetune_loop_settings(const FinetuneSettings& f, int64_t total, bool quiet,
+LoopSettings finetune_loop_settings(const FinetuneConfig& c, int64_t total, bool quiet,
                                     int64_t stop_after);
 AdamWConfig adamw_config(const FinetuneSettings& f);
 

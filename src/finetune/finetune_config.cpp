@@ -17,8 +17,8 @@ FinetuneConfig FinetuneConfig::from_json(const nlohmann::json& j, const std::str
           "--task: unknown task '" + task + "' (classify, instruct)");
   require(j.is_object(), "config must be a JSON object");
   for (const auto& [key, value] : j.items())
-    require(key == "finetune" || key == "lora" || key == "model",
-            "unknown section '" + key + "' (finetune, lora, model)");
+    require(key == "finetune" || key == "lora" || key == "model" || key == "dist",
+            "unknown section '" + key + "' (finetune, lora, model, dist)");
   FinetuneConfig c;
   c.task = task;
   FinetuneSettings& f = c.finetune;
@@ -67,6 +67,7 @@ FinetuneConfig FinetuneConfig::from_json(const nlohmann::json& j, const std::str
       .integer("max_new_tokens", f.max_new_tokens)
       .boolean("write_responses", f.write_responses)
       .done();
+  c.dist = DistSettings::from_json(j.value("dist", empty));
   // A "lora" section without a trainable set asks for LoRA.
   if (j.contains("lora") && !j.value("finetune", empty).contains("trainable")) f.trainable = "lora";
   SectionReader(j.value("lora", empty), "lora")
@@ -204,7 +205,8 @@ nlohmann::json FinetuneConfig::to_json() const {
             {"alpha", lora.alpha},
             {"targets", lora.targets},
             {"dropout", lora.dropout}}},
-          {"model", model}};
+          {"model", model},
+          {"dist", dist.to_json()}};
 }
 
 FinetuneConfig FinetuneConfig::from_saved(const nlohmann::json& j, const std::string& what) {

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "train/dist_settings.h"
+
 namespace tinylm::finetune {
 
 struct FinetuneSettings {
@@ -71,6 +73,7 @@ struct FinetuneConfig {
   FinetuneSettings finetune;
   LoraSettings lora;
   nlohmann::json model = nlohmann::json::object();  // preset overrides (may be empty)
+  DistSettings dist;  // data parallelism under mpirun (docs/distributed.md)
 
   // The defaults of `task`, then the sections of j. InputError for an unknown task,
   // section or field, or an inconsistent value (naming it).

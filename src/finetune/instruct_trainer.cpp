@@ -219,7 +219,7 @@ int finetune_instruct(const FinetuneConfig& config, const FinetuneOptions& optio
   if (!options.quiet) print_header(c, data, collate, plan.base_kind, total, session);
 
   InstructTask task(*model, data, collate, c, session, tok, trained.lora.get(), saved.dump(2));
-  LoopSettings loop = finetune_loop_settings(f, total, options.quiet, options.stop_after);
+  LoopSettings loop = finetune_loop_settings(c, total, options.quiet, options.stop_after);
   if (const Backend& b = backend_for(options.device); b.peak_flops)
     loop.peak_flops = b.peak_flops();
   const int code = run_training_loop(task, session, loop);

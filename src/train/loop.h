@@ -24,6 +24,7 @@
 
 #include "dist/gradient_sync.h"
 #include "nn/context.h"
+#include "train/dist_settings.h"
 #include "train/run_session.h"
 #include "train/schedule.h"
 
@@ -78,6 +79,10 @@ struct LoopSettings {
   dist::Communicator* comm = nullptr;
   dist::ReduceMode reduce = dist::ReduceMode::kSum;
   bool check_replicas = false;
+  void use(const DistSettings& d) {  // a config's "dist" section
+    reduce = dist::reduce_mode(d.reduce, "dist.reduce");
+    check_replicas = d.check_replicas;
+  }
 };
 
 // Runs from session.step. Returns 0 (done, or stopped at stop_after), 130 (Ctrl-C:

@@ -93,10 +93,7 @@ TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
       .string_list("targets", c.lora.targets)
       .number("dropout", lora_dropout)
       .done();
-  SectionReader(j.value("dist", empty), "dist")
-      .string("reduce", c.dist.reduce)
-      .boolean("check_replicas", c.dist.check_replicas)
-      .done();
+  c.dist = DistSettings::from_json(j.value("dist", empty));
   c.lora.alpha = static_cast<float>(alpha);
   c.lora.dropout = static_cast<float>(lora_dropout);
   // A "lora" section without train.trainable asks for LoRA.
@@ -161,7 +158,7 @@ nlohmann::json TrainConfig::to_json() const {
             {"alpha", shortest_decimal(lora.alpha)},
             {"targets", lora.targets},
             {"dropout", shortest_decimal(lora.dropout)}}},
-          {"dist", {{"reduce", dist.reduce}, {"check_replicas", dist.check_replicas}}}};
+          {"dist", dist.to_json()}};
 }
 
 void TrainConfig::validate() const {
@@ -190,8 +187,6 @@ void TrainConfig::validate() const {
   require(t.grad_clip >= 0, "train.grad_clip must be >= 0 (0: no clipping)");
   require(t.grad_accum > 0, "train.grad_accum must be positive");
   require(t.global_batch >= 0, "train.global_batch must be >= 0 (0: batch_size x grad_accum)");
-  require(dist.reduce == "sum" || dist.reduce == "ordered",
-          "dist.reduce: unknown '" + dist.reduce + "' (sum, ordered)");
   require(t.eval_interval > 0, "train.eval_interval must be positive");
   require(t.eval_iters > 0, "train.eval_iters must be positive");
   require(t.log_interval > 0, "train.log_interval must be positive");

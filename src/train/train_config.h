@@ -31,6 +31,7 @@
 #include "generate/generate.h"
 #include "lora/lora.h"
 #include "model/config.h"
+#include "train/dist_settings.h"
 
 namespace tinylm {
 
@@ -85,12 +86,6 @@ struct SampleSettings {
   double temperature = 0.8;
   int64_t top_k = 200;
   double top_p = 1.0;
-};
-
-// Data parallelism (docs/distributed.md).
-struct DistSettings {
-  std::string reduce = "sum";   // "sum": MPI's all-reduce; "ordered": the same bits for any world
-  bool check_replicas = false;  // compare the ranks' parameters after every step
 };
 
 struct TrainConfig {

@@ -51,8 +51,7 @@ LoopSettings loop_settings(const TrainConfig& c, const TrainOptions& options) {
   if (device.peak_flops) s.peak_flops = device.peak_flops();
   s.quiet = options.quiet;
   s.stop_after = options.stop_after;
-  s.reduce = dist::reduce_mode(c.dist.reduce, "dist.reduce");
-  s.check_replicas = c.dist.check_replicas;
+  s.use(c.dist);
   return s;
 }
 

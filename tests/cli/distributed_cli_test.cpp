@@ -250,7 +250,8 @@ TEST_F(Distributed, AClassifierFineTunedOnTwoRanksLearnsWhatOneProcessLearns) {
       "finetune --quiet --task classify --base gpt2-124m --data " + data + " --config " + cfg;
   const RunResult one = run_tinylm(args + " --out " + dir_ + "/one");
   ASSERT_EQ(one.code, 0) << one.output;
-  const RunResult two = run_mpi("-np 2 " + tinylm_args(args + " --out " + dir_ + "/two"));
+  const RunResult two = run_mpi(
+      "-np 2 " + tinylm_args(args + " --out " + dir_ + "/two --set dist.check_replicas=true"));
   ASSERT_EQ(two.code, 0) << two.output;
   const std::vector<double> a = losses(dir_ + "/one"), b = losses(dir_ + "/two");
   ASSERT_EQ(a.size(), b.size());

@@ -50,9 +50,8 @@ class Loop {
   StepEnd train_step();
   // Forward and backward of this rank's micro-batches; their summed loss and tokens.
   MicroStep micro_batches(int64_t step, bool& interrupted);
-  bool replicas_agree();
-  bool all_ranks(
-      bool ok);  // ok on every rank  // false (after a message): the ranks' parameters differ
+  bool replicas_agree();    // false (after a message): the ranks' parameters differ
+  bool all_ranks(bool ok);  // ok on every rank
   void log_step(double loss, double lr, double grad_norm, const std::vector<double>& norms);
   bool evaluate(int64_t step);  // false: best.safetensors could not be written
   void stop_message(const std::string& what);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "io/safetensors.h"
 #include "util/files.h"
 
 namespace tinylm::testing {
@@ -46,6 +47,17 @@ inline std::string fresh_dir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
+}
+
+// A training checkpoint's weights and AdamW moments, names and bytes (two runs trained
+// alike compare equal; the metadata, which names the world size, is left out).
+inline std::string checkpoint_state_bytes(const std::string& checkpoint) {
+  std::string all;
+  const SafeTensors f = load_safetensors(checkpoint);
+  for (const auto& name : f.names)
+    if (name.rfind("model.", 0) == 0 || name.rfind("optim.", 0) == 0)
+      all += name + f.get(name).bytes;
+  return all;
 }
 
 }  // namespace tinylm::testing

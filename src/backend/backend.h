@@ -23,7 +23,6 @@
 #include "ops/layout.h"
 #include "ops/precision.h"
 #include "tensor/device.h"
-#include "util/rng.h"
 
 namespace tinylm {
 
@@ -81,7 +80,7 @@ struct Backend {
 
   // ops/attention.h: the weights kept (decoding, dropout, the attention maps) ...
   Kernel<void(const float*, const float*, const float*, float*, float*, const ops::AttentionShape&,
-              float, const ops::AttentionMask&, float, float*, Rng*)>
+              float, const ops::AttentionMask&, float, float*, uint64_t)>
       attention_forward{"attention_forward"};
   Kernel<void(const float*, const float*, const float*, const float*, const float*, const float*,
               float*, float*, float*, const ops::AttentionShape&, float)>
@@ -99,7 +98,7 @@ struct Backend {
       "embedding_forward"};
   Kernel<void(const float*, const int32_t*, float*, int64_t, int64_t, int64_t)> embedding_backward{
       "embedding_backward"};
-  Kernel<void(const float*, float*, float*, int64_t, float, Rng&)> dropout_forward{
+  Kernel<void(const float*, float*, float*, int64_t, float, uint64_t)> dropout_forward{
       "dropout_forward"};
   Kernel<void(const float*, const float*, float*, int64_t)> dropout_backward{"dropout_backward"};
 

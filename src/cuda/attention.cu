@@ -18,8 +18,8 @@
 #include "cuda/launch.cuh"
 #include "cuda/products.h"
 #include "cuda/scratch.cuh"
-#include "ops/attention_check.h"
 #include "cuda/softmax.cuh"
+#include "ops/attention_check.h"
 #include "ops/dropout.h"
 #include "util/error.h"
 
@@ -69,29 +69,28 @@ void weights_times_values(const float* A, const float* v, float* y, const ops::A
 }
 
 // drop_mask [count]: drawn on the device by the rule of ops::dropout_draw_mask (p > 0: the
-// mask of ref and cpu), or 1 everywhere when p == 0 (rng untouched).
-void fill_drop_mask(float* drop_mask, int64_t count, float p, Rng* rng) {
+// mask of ref and cpu), or 1 everywhere when p == 0.
+void fill_drop_mask(float* drop_mask, int64_t count, float p, uint64_t key) {
   if (p == 0.0f) {
     fill(drop_mask, count, 1.0f);
     return;
   }
-  draw_dropout_mask(drop_mask, count, p, *rng);
+  draw_dropout_mask(drop_mask, count, p, key);
 }
 
 }  // namespace
 
 void attention_forward(const float* q, const float* k, const float* v, float* y, float* att,
                        const ops::AttentionShape& s, float scale, const ops::AttentionMask& mask,
-                       float dropout_p, float* drop_mask, Rng* rng) {
+                       float dropout_p, float* drop_mask, uint64_t dropout_key) {
   const attention::MaskView m = attention::check(s, mask);
   require(dropout_p >= 0.0f && dropout_p <= 1.0f, [&] {
     return "attention: dropout probability " + std::to_string(dropout_p) + " is outside [0, 1]";
   });
   const bool drop = dropout_p > 0.0f;
-  require(!drop || (drop_mask && rng),
-          "attention: dropout needs a mask buffer and a random generator");
+  require(!drop || drop_mask, "attention: dropout needs a mask buffer");
   const int64_t count = s.N * s.Tq * s.Tk;
-  if (drop_mask) fill_drop_mask(drop_mask, count, dropout_p, rng);
+  if (drop_mask) fill_drop_mask(drop_mask, count, dropout_p, dropout_key);
   if (s.N == 0 || s.Tq == 0) return;
 
   attention::scores(q, k, att, s, scale);

@@ -1,7 +1,7 @@
-// Inverted dropout on the GPU (CPU twin: ops/dropout.h). One key is drawn from the host's
-// rng, and each thread draws its element's mask by position (util/counter_rng.h): the
-// CPU's mask, drawn on the device. Then an element-wise product:
-//   forward  y [N] = x * mask   (p == 0: y = x, mask = 1, rng untouched)
+// Inverted dropout on the GPU (CPU twin: ops/dropout.h). Each thread draws its element's
+// mask from the caller's key by position (util/counter_rng.h): the CPU's mask, drawn on
+// the device. Then an element-wise product:
+//   forward  y [N] = x * mask   (p == 0: y = x, mask = 1)
 //   backward dx [N] = dy * mask
 #include <string>
 
@@ -29,14 +29,13 @@ __global__ void draw_mask_kernel(float* mask, int64_t n, float p, float scale, u
 
 }  // namespace
 
-void draw_dropout_mask(float* mask, int64_t n, float p, Rng& rng) {
+void draw_dropout_mask(float* mask, int64_t n, float p, uint64_t key) {
   require(p >= 0.0f && p <= 1.0f,
           [&] { return "dropout: probability " + std::to_string(p) + " is outside [0, 1]"; });
   if (p == 0.0f) {
     fill(mask, n, 1.0f);
     return;
   }
-  const uint64_t key = rng.next_u64();
   if (n <= 0) return;
   draw_mask_kernel<<<blocks_for(n), kThreads>>>(mask, n, p, 1.0f / (1.0f - p), key);
   TINYLM_CUDA_CHECK_LAUNCH();
@@ -48,13 +47,13 @@ void multiply(const float* a, const float* b, float* y, int64_t n) {
   TINYLM_CUDA_CHECK_LAUNCH();
 }
 
-void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, Rng& rng) {
+void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, uint64_t key) {
   if (p == 0.0f) {  // a copy, as ops::ref: nothing drawn
     fill(mask, N, 1.0f);
     copy(x, y, N);
     return;
   }
-  draw_dropout_mask(mask, N, p, rng);
+  draw_dropout_mask(mask, N, p, key);
   multiply(x, mask, y, N);
 }
 

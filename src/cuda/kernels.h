@@ -13,7 +13,6 @@
 #include "ops/clip.h"
 #include "ops/precision.h"
 #include "util/ignore_index.h"
-#include "util/rng.h"
 
 namespace tinylm::cuda {
 
@@ -55,10 +54,10 @@ void embedding_forward(const int32_t* ids, const float* table, float* y, int64_t
 void embedding_backward(const float* dy, const int32_t* ids, float* dtable, int64_t N, int64_t V,
                         int64_t C);
 
-// ops/dropout.h: mask [N] drawn on the host by ops::dropout_draw_mask (the CPU's draws from
-// rng, and its check of p) and uploaded; y [N] = x * mask. p == 0: y = x, mask = 1.
+// ops/dropout.h: mask [N] drawn on the device by the rule of ops::dropout_draw_mask (the
+// CPU's draws from key, and its check of p); y [N] = x * mask. p == 0: y = x, mask = 1.
 // backward: dx [N] = dy * mask.
-void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, Rng& rng);
+void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, uint64_t key);
 void dropout_backward(const float* dy, const float* mask, float* dx, int64_t N);
 
 // ops/clip.h: the global norm of the spans (device memory), sum of squares in double on
@@ -86,10 +85,10 @@ void sum_over_batch(const float* dx, float* dpos, int64_t B, int64_t TC);
 void set_matmul_precision(ops::MatmulPrecision p);
 
 // Helpers of the kernels above (no ops/ twin): x [n] = value; y [n] = a * b; and the
-// dropout mask [n] by the rule of ops::dropout_draw_mask, drawn on the device (one key
-// from rng; p == 0 fills 1 and draws nothing; p outside [0, 1] is an InputError).
+// dropout mask [n] by the rule of ops::dropout_draw_mask, drawn on the device from key
+// (p == 0 fills 1; p outside [0, 1] is an InputError).
 void fill(float* x, int64_t n, float value);
 void multiply(const float* a, const float* b, float* y, int64_t n);
-void draw_dropout_mask(float* mask, int64_t n, float p, Rng& rng);
+void draw_dropout_mask(float* mask, int64_t n, float p, uint64_t key);
 
 }  // namespace tinylm::cuda

@@ -7,7 +7,6 @@
 #include <cstdint>
 
 #include "ops/attention.h"
-#include "util/rng.h"
 
 namespace tinylm::cuda {
 
@@ -30,11 +29,11 @@ void linear_forward_bf16(const float* x, const uint16_t* W, const float* b, floa
 
 // ops/attention.h, all four: q [N, Tq, Dk], k [N, Tk, Dk], v [N, Tk, Dv] -> y [N, Tq, Dv]
 // and att [N, Tq, Tk] (the weights kept) or lse [N, Tq] (tiled: weights recomputed in
-// backward). Dropout's mask is drawn on the host from rng (ops::dropout_draw_mask, the
-// draws of ref and cpu) and uploaded to drop_mask; dq, dk, dv are overwritten.
+// backward). Dropout's mask is drawn on the device from dropout_key (the rule of
+// ops::dropout_draw_mask: the draws of ref and cpu) into drop_mask; dq, dk, dv are overwritten.
 void attention_forward(const float* q, const float* k, const float* v, float* y, float* att,
                        const ops::AttentionShape& s, float scale, const ops::AttentionMask& mask,
-                       float dropout_p, float* drop_mask, Rng* rng);
+                       float dropout_p, float* drop_mask, uint64_t dropout_key);
 void attention_backward(const float* dy, const float* q, const float* k, const float* v,
                         const float* att, const float* drop_mask, float* dq, float* dk, float* dv,
                         const ops::AttentionShape& s, float scale);

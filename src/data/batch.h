@@ -26,6 +26,16 @@ struct Batch {
     return static_cast<int64_t>(targets.size()) -
            std::count(targets.begin(), targets.end(), kIgnoreTarget);
   }
+
+  // Rows [first, first + count) as a batch of their own, the same T.
+  Batch rows(int64_t first, int64_t count) const {
+    Batch part;
+    part.B = count;
+    part.T = T;
+    part.inputs.assign(inputs.begin() + first * T, inputs.begin() + (first + count) * T);
+    part.targets.assign(targets.begin() + first * T, targets.begin() + (first + count) * T);
+    return part;
+  }
 };
 
 }  // namespace tinylm

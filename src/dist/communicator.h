@@ -24,6 +24,7 @@ class Communicator {
   // (gathered on rank 0 in chunks, summed, broadcast): the same bits for any world size
   // as one process adding the same parts in the same order.
   virtual void all_reduce_ordered(float* data, int64_t n) = 0;
+  virtual void all_reduce_ordered(double* data, int64_t n) = 0;
   virtual void broadcast(float* data, int64_t n) = 0;  // rank 0's data to every rank
   virtual void barrier() = 0;
   // Ends every rank of the job with `code` (a rank that fails must not leave the others
@@ -49,6 +50,7 @@ class SingleProcess final : public Communicator {
   void all_reduce_sum(float*, int64_t) override {}
   void all_reduce_sum(double*, int64_t) override {}
   void all_reduce_ordered(float*, int64_t) override {}
+  void all_reduce_ordered(double*, int64_t) override {}
   void broadcast(float*, int64_t) override {}
   void barrier() override {}
   [[noreturn]] void abort(int code) override;

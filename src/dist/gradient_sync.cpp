@@ -81,6 +81,14 @@ void GradientSync::finish_step() {
   scatter_grads();
 }
 
+void GradientSync::sum_over_ranks(double* data, int64_t n) {
+  if (comm_.size() == 1) return;
+  if (mode_ == ReduceMode::kSum)
+    comm_.all_reduce_sum(data, n);
+  else
+    comm_.all_reduce_ordered(data, n);
+}
+
 void broadcast_parameters(const ParameterList& params, Communicator& comm) {
   if (comm.size() == 1) return;
   for (Parameter* p : unique_parameters(params, false))

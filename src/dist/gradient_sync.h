@@ -30,6 +30,9 @@ class GradientSync {
   void begin_step() { parts_ = 0; }
   void after_micro();  // ordered mode: the micro-batch's gradient added to the buffer
   void finish_step();  // the gradients := their sum over micro-batches and ranks
+  // data[0, n) := its sum over the ranks, in this mode (ordered: in rank order), for the
+  // step's loss and counts: an ordered run logs one process's losses bit for bit.
+  void sum_over_ranks(double* data, int64_t n);
   int64_t elements() const { return elements_; }  // floats reduced per step
 
  private:

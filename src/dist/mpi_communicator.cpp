@@ -52,7 +52,8 @@ class MpiCommunicator final : public Communicator {
   }
   void all_reduce_sum(float* data, int64_t n) override { reduce(data, n, MPI_FLOAT); }
   void all_reduce_sum(double* data, int64_t n) override { reduce(data, n, MPI_DOUBLE); }
-  void all_reduce_ordered(float* data, int64_t n) override;
+  void all_reduce_ordered(float* data, int64_t n) override { ordered(data, n, MPI_FLOAT); }
+  void all_reduce_ordered(double* data, int64_t n) override { ordered(data, n, MPI_DOUBLE); }
   void broadcast(float* data, int64_t n) override {
     for (int64_t at = 0; at < n; at += kChunk)
       MPI_Bcast(data + at, count(n - at), MPI_FLOAT, 0, MPI_COMM_WORLD);
@@ -72,20 +73,23 @@ class MpiCommunicator final : public Communicator {
     for (int64_t at = 0; at < n; at += kChunk)
       MPI_Allreduce(MPI_IN_PLACE, data + at, count(n - at), type, MPI_SUM, MPI_COMM_WORLD);
   }
+  template <typename T>
+  void ordered(T* data, int64_t n, MPI_Datatype type);
   int rank_ = 0, size_ = 1;
 };
 
-void MpiCommunicator::all_reduce_ordered(float* data, int64_t n) {
-  std::vector<float> parts(rank_ == 0 ? static_cast<size_t>(std::min(n, kChunk) * size_) : 0);
+template <typename T>
+void MpiCommunicator::ordered(T* data, int64_t n, MPI_Datatype type) {
+  std::vector<T> parts(rank_ == 0 ? static_cast<size_t>(std::min(n, kChunk) * size_) : 0);
   for (int64_t at = 0; at < n; at += kChunk) {
     const int c = count(n - at);
-    MPI_Gather(data + at, c, MPI_FLOAT, parts.data(), c, MPI_FLOAT, 0, MPI_COMM_WORLD);
+    MPI_Gather(data + at, c, type, parts.data(), c, type, 0, MPI_COMM_WORLD);
     if (rank_ == 0)
       for (int r = 1; r < size_; ++r) {  // rank 0's part is data itself: sum = r0 + r1 + ...
-        const float* part = parts.data() + static_cast<int64_t>(r) * c;
+        const T* part = parts.data() + static_cast<int64_t>(r) * c;
         for (int i = 0; i < c; ++i) data[at + i] += part[i];
       }
-    MPI_Bcast(data + at, c, MPI_FLOAT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(data + at, c, type, 0, MPI_COMM_WORLD);
   }
 }
 

@@ -133,7 +133,9 @@ class ClassifyTask : public EpochTask {
  protected:
   MicroStep train_batch(const std::vector<int64_t>& idx, float scale,
                         const nn::Context& ctx) override {
-    const ClassificationBatch b = make_classification_batch(data_.train, idx);
+    const std::vector<int64_t> part(idx.begin() + ctx.first_row,
+                                    idx.begin() + ctx.first_row + ctx.rows);
+    const ClassificationBatch b = make_classification_batch(data_.train, part);
     const double loss = model_.forward_loss(b.ids.data(), b.labels.data(), b.B, b.T, ctx);
     model_.backward(scale);
     return {loss, b.B * b.T};

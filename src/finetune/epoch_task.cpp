@@ -75,10 +75,10 @@ MicroStep EpochTask::train_micro(int64_t step, int64_t micro, float scale, const
   // Part `micro` of the batch (data parallel: one part per rank; one process: all of it).
   const std::vector<int64_t>& batch = order_[step % per_epoch_];
   const auto n = static_cast<int64_t>(batch.size());
-  if (parts_ == 1) return train_batch(batch, scale, ctx);
-  const std::vector<int64_t> part(batch.begin() + micro * n / parts_,
-                                  batch.begin() + (micro + 1) * n / parts_);
-  return train_batch(part, scale, ctx);
+  nn::Context part = ctx;
+  part.rows = n / parts_;
+  part.first_row = micro * part.rows;
+  return train_batch(batch, scale, part);
 }
 
 nlohmann::json EpochTask::step_fields(int64_t step) {

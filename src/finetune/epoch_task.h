@@ -38,7 +38,9 @@ class EpochTask : public TrainingTask {
   void after_step(int64_t step) final;
 
  protected:
-  // Forward and backward of the training examples `batch`.
+  // Forward and backward of the training examples batch[ctx.first_row, + ctx.rows): this
+  // rank's part, collated as in the whole batch (instruction batches are padded to the
+  // longest of the whole batch, so a part's rows are the one-process rows).
   virtual MicroStep train_batch(const std::vector<int64_t>& batch, float scale,
                                 const nn::Context& ctx) = 0;
   // The evaluation's log fields and its text ("train loss 0.1234, val loss ...").

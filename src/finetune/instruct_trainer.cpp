@@ -85,7 +85,8 @@ class InstructTask : public EpochTask {
  protected:
   MicroStep train_batch(const std::vector<int64_t>& idx, float scale,
                         const nn::Context& ctx) override {
-    const Batch b = collate_instructions(data_.train.encoded, idx, collate_);
+    const Batch b =
+        collate_instructions(data_.train.encoded, idx, collate_).rows(ctx.first_row, ctx.rows);
     const double loss = model_.forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T, ctx);
     model_.backward(scale);
     return {loss, b.B * b.T};

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "backend/registry.h"
+#include "util/counter_rng.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -37,8 +38,9 @@ void LoraAdapter::forward_add(const float* x, float* y, int64_t N, const nn::Con
     xd_.ensure_shape({N, in_});
     keep_.resize(N * in_);
     const float scale = 1.0f / (1.0f - dropout_);
+    const uint64_t key = ctx.dropout_key(N * in_);  // the rule of ops::dropout_draw_mask
     for (int64_t i = 0; i < N * in_; ++i) {
-      keep_[i] = ctx.rng->uniform() >= dropout_;
+      keep_[i] = counter_uniform(key, static_cast<uint64_t>(i)) >= dropout_;
       xd_[i] = keep_[i] ? x[i] * scale : 0.0f;
     }
     xin = xd_.data();

@@ -36,8 +36,9 @@ class LoraAdapter : public nn::LinearAdapter {
  public:
   LoraAdapter(int64_t in, int64_t out, int64_t r, float scaling, float dropout);
 
-  // Dropout (in training steps only) draws from ctx.rng, the run's dropout generator,
-  // which checkpoints keep, so a resumed run draws the same masks.
+  // Dropout (in training steps only) draws from ctx.dropout_key (the run's dropout
+  // generator, which checkpoints keep, so a resumed run draws the same masks; keyed by
+  // sequence, as nn::Dropout).
   void forward_add(const float* x, float* y, int64_t N, const nn::Context& ctx) override;
   void backward_add(const float* x, const float* dy, float* dx, int64_t N) override;
   // PEFT's init: A Kaiming-uniform (bound 1/sqrt(in)), B zeros.

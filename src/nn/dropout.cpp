@@ -11,7 +11,8 @@ Tensor Dropout::forward(const Tensor& x, const Context& ctx) {
   require(ctx.rng != nullptr, "Dropout: training with dropout needs a random generator");
   mask_.ensure_shape(x.shape(), x.device());
   y_.ensure_shape(x.shape(), x.device());
-  on(x).dropout_forward(x.data(), y_.data(), mask_.data(), x.numel(), p_, *ctx.rng);
+  on(x).dropout_forward(x.data(), y_.data(), mask_.data(), x.numel(), p_,
+                        ctx.dropout_key(x.numel()));
   return y_;
 }
 

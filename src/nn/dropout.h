@@ -1,5 +1,6 @@
 // Dropout on a tensor of any shape: active only when ctx.training and p > 0.
-//   forward:  x -> y = x * mask, mask entries 0 or 1/(1-p) drawn from ctx.rng
+//   forward:  x -> y = x * mask, mask entries 0 or 1/(1-p) drawn from ctx.dropout_key
+//             (x [B, ...] with B = ctx.rows: masks keyed by sequence)
 //   backward: dy -> dx = dy * mask (or dy itself when inactive)
 #pragma once
 #include "nn/context.h"

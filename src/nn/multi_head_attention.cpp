@@ -88,7 +88,8 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const Context& ctx,
   }
   kernels.attention_forward(q_.data(), k_.data(), v_.data(), y_.data(), att_.data(), s, scale(),
                             mask, dropped_ ? attn_dropout_ : 0.0f,
-                            dropped_ ? drop_mask_.data() : nullptr, ctx.rng);
+                            dropped_ ? drop_mask_.data() : nullptr,
+                            dropped_ ? ctx.dropout_key(B * H * T * T) : 0);
 
   merged_.ensure_shape({B, T, d_model_}, device);
   kernels.heads_to_rows(y_.data(), merged_.data(), B, T, H, dh);
@@ -181,7 +182,7 @@ Tensor MultiHeadAttention::forward_cached(const Tensor& x, std::span<const Cache
     kernels.attention_forward(cached_q_.data() + at, k_cache, v_cache, cached_y_.data() + at,
                               cached_att_.data() + att_at[sp] + h * s.n * Tk,
                               ops::AttentionShape{1, s.n, Tk, dh, dh}, scale(), mask, 0.0f, nullptr,
-                              nullptr);
+                              0);
   };
   // On the CPU the pairs are spread over the threads (one parallel region per layer, each
   // pair's small products single-threaded inside it); a GPU takes them one after another.

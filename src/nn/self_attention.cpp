@@ -32,8 +32,7 @@ Tensor SelfAttention::forward(const Tensor& x, const ops::AttentionMask& mask) {
   y_.ensure_shape({B, T, d_v_});
   const ops::AttentionShape s{B, T, T, d_k_, d_v_};
   on(q_).attention_forward(q_.data(), k_.data(), v_.data(), y_.data(), att_.data(), s,
-                           1.0f / std::sqrt(static_cast<float>(d_k_)), mask, 0.0f, nullptr,
-                           nullptr);
+                           1.0f / std::sqrt(static_cast<float>(d_k_)), mask, 0.0f, nullptr, 0);
   return y_;
 }
 

@@ -30,7 +30,6 @@ namespace {
 constexpr int64_t kMinParallel = 1 << 14;  // below this many elements, stay serial
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-
 // In place over S [Tq, Tk]: add the masks and take the row softmax. Causality only
 // allows keys [0, end) with end = i + 1 + (Tk - Tq), so the rest of the row is set to 0
 // without computing anything; a row whose allowed scores are all -inf becomes zeros.
@@ -71,7 +70,7 @@ std::vector<float> mask_from_bool(const uint8_t* keep, int64_t count) {
 
 void attention_forward(const float* q, const float* k, const float* v, float* y, float* att,
                        const AttentionShape& s, float scale, const AttentionMask& mask,
-                       float dropout_p, float* drop_mask, Rng* rng) {
+                       float dropout_p, float* drop_mask, uint64_t dropout_key) {
   check_attention(s, mask);
   const auto [N, Tq, Tk, Dk, Dv] = s;
   const int64_t TT = Tq * Tk;
@@ -80,16 +79,15 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
   });
   const bool drop = dropout_p > 0.0f;
   if (drop) {
-    require(drop_mask != nullptr && rng != nullptr,
-            "attention: dropout needs a mask buffer and a random generator");
-    dropout_draw_mask(drop_mask, N * TT, dropout_p, *rng);  // by position: any thread count
+    require(drop_mask != nullptr, "attention: dropout needs a mask buffer");
+    dropout_draw_mask(drop_mask, N * TT, dropout_p, dropout_key);  // by position: any thread count
   } else if (drop_mask) {
     std::fill(drop_mask, drop_mask + N * TT, 1.0f);
   }
   const int64_t per_mask = mask.additive ? N / mask.additive_sets : 1;
   const bool parallel_rows = N == 1 && TT >= kMinParallel;
 
-  thread_local std::vector<float> pool;  // kept from call to call
+  thread_local std::vector<float> pool;        // kept from call to call
   ThreadScratch scratch(pool, drop ? TT : 0);  // A' for one set, per thread
 #pragma omp parallel if (N > 1)
   {
@@ -120,7 +118,7 @@ void attention_backward(const float* dy, const float* q, const float* k, const f
   const int64_t TT = Tq * Tk;
   const bool parallel_rows = N == 1 && TT >= kMinParallel;
 
-  thread_local std::vector<float> pool;  // kept from call to call
+  thread_local std::vector<float> pool;                    // kept from call to call
   ThreadScratch scratch(pool, TT + (drop_mask ? TT : 0));  // dA and A' for one set, per thread
 #pragma omp parallel if (N > 1)
   {

@@ -9,17 +9,15 @@
 //           can serve all heads of a batch element (M = B, N = B * H) or everything (M = 1).
 //           Use -inf for "not allowed"; mask_from_bool() converts a boolean mask.
 //   A row with no allowed key gets zero weights (and y = 0), not NaN.
-// Attention dropout (p > 0) draws its mask from rng and stores it in drop_mask [N, Tq, Tk].
-//   (Values 0 or 1/(1-p), entry e of [N, Tq, Tk] by the rule of dropout_draw_mask in
-//   ops/dropout.h: one key drawn per call, so every backend draws the same mask. p > 0
-//   needs drop_mask and rng (InputError otherwise); with p == 0 a non-null drop_mask is
-//   filled with 1 and rng is not touched. att keeps A before dropout; backward takes
+// Attention dropout (p > 0) draws its mask from dropout_key and stores it in drop_mask
+//   [N, Tq, Tk]. (Values 0 or 1/(1-p), entry e of [N, Tq, Tk] by the rule of
+//   dropout_draw_mask in ops/dropout.h, so every backend draws the same mask. p > 0
+//   needs drop_mask (InputError otherwise); with p == 0 a non-null drop_mask is
+//   filled with 1. att keeps A before dropout; backward takes
 //   drop_mask = nullptr when there was no dropout.)
 #pragma once
 #include <cstdint>
 #include <vector>
-
-#include "util/rng.h"
 
 namespace tinylm::ops {
 
@@ -38,7 +36,8 @@ struct AttentionShape {
 
 void attention_forward(const float* q, const float* k, const float* v, float* y, float* att,
                        const AttentionShape& s, float scale, const AttentionMask& mask,
-                       float dropout_p = 0.0f, float* drop_mask = nullptr, Rng* rng = nullptr);
+                       float dropout_p = 0.0f, float* drop_mask = nullptr,
+                       uint64_t dropout_key = 0);
 
 // dq, dk, dv are overwritten. att and drop_mask are what forward wrote.
 void attention_backward(const float* dy, const float* q, const float* k, const float* v,
@@ -60,7 +59,8 @@ void attention_backward_tiled(const float* dy, const float* q, const float* k, c
 namespace ref {
 void attention_forward(const float* q, const float* k, const float* v, float* y, float* att,
                        const AttentionShape& s, float scale, const AttentionMask& mask,
-                       float dropout_p = 0.0f, float* drop_mask = nullptr, Rng* rng = nullptr);
+                       float dropout_p = 0.0f, float* drop_mask = nullptr,
+                       uint64_t dropout_key = 0);
 void attention_backward(const float* dy, const float* q, const float* k, const float* v,
                         const float* att, const float* drop_mask, float* dq, float* dk, float* dv,
                         const AttentionShape& s, float scale);

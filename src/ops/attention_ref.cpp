@@ -3,8 +3,8 @@
 //   S[i,j] = scale * sum_c q[i,c] k[j,c] + additive[i,j], or -inf where causality
 //            forbids it (j > i + Tk - Tq)
 //   A[i,j] = exp(S[i,j] - max_j S) / sum_j exp(...)   (a row of -inf gives zeros)
-//   A'[i,j] = A[i,j] * drop_mask[i,j]                  (drop_mask: one key = rng.next_u64()
-//            per call; entry e = (n Tq + i) Tk + j is kept iff counter_uniform(key, e) >= p,
+//   A'[i,j] = A[i,j] * drop_mask[i,j]                  (drop_mask: from the caller's key;
+//            entry e = (n Tq + i) Tk + j is kept iff counter_uniform(key, e) >= p,
 //            value 1/(1-p) or 0)
 //   y[i,d] = sum_j A'[i,j] v[j,d]
 // Backward:
@@ -47,17 +47,15 @@ void row_scores(const float* q, const float* k, const AttentionShape& s, float s
 
 void attention_forward(const float* q, const float* k, const float* v, float* y, float* att,
                        const AttentionShape& s, float scale, const AttentionMask& mask,
-                       float dropout_p, float* drop_mask, Rng* rng) {
+                       float dropout_p, float* drop_mask, uint64_t key) {
   const int64_t N = s.N, Tq = s.Tq, Tk = s.Tk, Dv = s.Dv;
   const int64_t M = mask.additive ? mask.additive_sets : 1;
   require(M >= 1 && N % M == 0, "attention: additive mask has " + std::to_string(M) +
                                     " sets, which does not divide N = " + std::to_string(N));
   require(dropout_p >= 0.0f && dropout_p <= 1.0f,
           "attention: dropout probability " + std::to_string(dropout_p) + " is outside [0, 1]");
-  require(dropout_p == 0.0f || (drop_mask && rng),
-          "attention: dropout needs a mask buffer and a random generator");
+  require(dropout_p == 0.0f || drop_mask, "attention: dropout needs a mask buffer");
 
-  const uint64_t key = dropout_p > 0.0f ? rng->next_u64() : 0;
   std::vector<double> S(Tk);
   for (int64_t n = 0; n < N; ++n) {
     for (int64_t i = 0; i < Tq; ++i) {

@@ -1,7 +1,7 @@
 // Inverted dropout, fast version: x [N] -> y [N] = x * mask, mask [N] in {0, 1/(1-p)};
 // backward dy [N] -> dx [N] = dy * mask.
 // The mask is drawn by position (dropout_draw_mask: keep iff counter_uniform(key, i) >= p,
-// one key per call), so a seed fixes it whatever the thread count or device.
+// the caller's key), so a key fixes it whatever the thread count or device.
 #include "ops/dropout.h"
 
 #include <string>
@@ -14,7 +14,7 @@ namespace {
 constexpr int64_t kMinParallel = 1 << 14;  // below this many elements, stay serial
 }
 
-void dropout_draw_mask(float* mask, int64_t N, float p, Rng& rng) {
+void dropout_draw_mask(float* mask, int64_t N, float p, uint64_t key) {
   require(p >= 0.0f && p <= 1.0f,
           [&] { return "dropout: probability " + std::to_string(p) + " is outside [0, 1]"; });
   if (p == 0.0f) {
@@ -22,13 +22,12 @@ void dropout_draw_mask(float* mask, int64_t N, float p, Rng& rng) {
     return;
   }
   const float scale = 1.0f / (1.0f - p);  // inf for p == 1, but then nothing is kept
-  const uint64_t key = rng.next_u64();
 #pragma omp parallel for simd schedule(static) if (N >= kMinParallel)
   for (int64_t i = 0; i < N; ++i) mask[i] = counter_uniform(key, i) >= p ? scale : 0.0f;
 }
 
-void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, Rng& rng) {
-  dropout_draw_mask(mask, N, p, rng);
+void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, uint64_t key) {
+  dropout_draw_mask(mask, N, p, key);
 #pragma omp parallel for simd schedule(static) if (N >= kMinParallel)
   for (int64_t i = 0; i < N; ++i) y[i] = x[i] * mask[i];
 }

@@ -1,6 +1,6 @@
 // Inverted dropout, reference version: x [N] -> y [N], mask [N]; backward dy -> dx [N].
-//   key = rng.next_u64(); for each i: u = counter_uniform(key, i); keep = u >= p;
-//   mask[i] = keep ? 1/(1-p) : 0; y[i] = x[i] * mask[i]. p == 0 copies and draws nothing.
+//   for each i: u = counter_uniform(key, i); keep = u >= p;
+//   mask[i] = keep ? 1/(1-p) : 0; y[i] = x[i] * mask[i]. p == 0 copies (mask 1).
 //   dx[i] = dy[i] * mask[i].
 // (Written independently of the fast version; the tests check both draw the same mask.)
 #include <string>
@@ -11,10 +11,9 @@
 
 namespace tinylm::ops::ref {
 
-void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, Rng& rng) {
+void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, uint64_t key) {
   require(p >= 0.0f && p <= 1.0f,
           "dropout: probability " + std::to_string(p) + " is outside [0, 1]");
-  const uint64_t key = p == 0.0f ? 0 : rng.next_u64();
   for (int64_t i = 0; i < N; ++i) {
     if (p == 0.0f) {
       mask[i] = 1.0f;

@@ -49,7 +49,10 @@ void LmTask::skip_micro(int64_t step, int64_t micro) {
 
 MicroStep LmTask::train_micro(int64_t step, int64_t micro, float scale, const nn::Context& ctx) {
   const Batch b = micro_batch(step, micro);
-  const double loss = model_.forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T, ctx);
+  nn::Context in_step = ctx;
+  in_step.first_row = micro * b.B;
+  in_step.rows = b.B;
+  const double loss = model_.forward_loss(b.inputs.data(), b.targets.data(), b.B, b.T, in_step);
   model_.backward(scale);
   return {loss, b.B * b.T};
 }

@@ -68,11 +68,6 @@ class Loop {
   bool interrupted_ = false;  // Ctrl-C seen (on any rank) at the end of the last step
 };
 
-// The key of a micro-batch's dropout draws: the same on whichever rank trains it.
-uint64_t dropout_seed(uint64_t step_key, int64_t micro) {
-  return step_key ^ (static_cast<uint64_t>(micro) + 1) * 0x9E3779B97F4A7C15ULL;
-}
-
 MicroStep Loop::micro_batches(int64_t step, bool& interrupted) {
   const int64_t world = comm_.size(), rank = comm_.rank();
   const float scale = 1.0f / static_cast<float>(s_.micro_batches);
@@ -89,7 +84,7 @@ MicroStep Loop::micro_batches(int64_t step, bool& interrupted) {
       continue;
     }
     if (micro >= world && sync_.zero_between_micros()) session_.zero_grad();
-    Rng dropout(dropout_seed(step_key, micro));
+    Rng dropout(step_key);  // every micro-batch's: the task keys masks by sequence
     const MicroStep m = task_.train_micro(step, micro, scale, nn::Context{true, &dropout});
     sum.loss += m.loss / static_cast<double>(s_.micro_batches);
     sum.tokens += m.tokens;
@@ -139,7 +134,7 @@ Loop::StepEnd Loop::train_step() {
                       interrupt_requested() ? 1.0 : 0.0};
   if (comm_.size() > 1) {
     const Clock::time_point reduce_start = Clock::now();
-    comm_.all_reduce_sum(totals, 3);
+    sync_.sum_over_ranks(totals, 3);
     window_.allreduce_seconds += seconds_since(reduce_start);
   }
   const double loss = totals[0];

@@ -45,7 +45,9 @@ class TrainingTask {
  public:
   virtual ~TrainingTask() = default;
   // Forward and backward of micro-batch `micro` of optimizer step `step` (0-based), the
-  // gradients added scaled by `scale` (1 / micro-batches).
+  // gradients added scaled by `scale` (1 / micro-batches). Every micro-batch of a step
+  // gets the same dropout generator; the task sets ctx.first_row and ctx.rows (the
+  // micro-batch's sequences in the step's global batch), so masks follow the sequences.
   virtual MicroStep train_micro(int64_t step, int64_t micro, float scale,
                                 const nn::Context& ctx) = 0;
   // What train_micro draws from the run's generators for micro-batch `micro`, drawn and

@@ -14,11 +14,19 @@
 
 namespace tinylm {
 
+constexpr uint64_t kCounterStep = 0x9E3779B97F4A7C15ull;  // SplitMix64's increment
+
 TINYLM_HOST_DEVICE inline uint64_t counter_u64(uint64_t key, uint64_t i) {
-  uint64_t z = key + (i + 1) * 0x9E3779B97F4A7C15ull;
+  uint64_t z = key + (i + 1) * kCounterStep;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
+}
+
+// The key whose stream starts `offset` elements into key's stream:
+//   counter_u64(counter_skip(key, offset), i) == counter_u64(key, offset + i)
+TINYLM_HOST_DEVICE inline uint64_t counter_skip(uint64_t key, uint64_t offset) {
+  return key + offset * kCounterStep;
 }
 
 // As Rng::uniform: the top 24 bits, exactly representable as a float.

@@ -149,15 +149,6 @@ inline const Backend& host_ref() {
   return backend_named("ref");
 }
 
-// The generator's state as 16 floats of 16 bits each (exact), so that two runs compare
-// bit for bit: the same draws, and as many.
-inline std::vector<float> rng_state(const Rng& rng) {
-  std::vector<float> out;
-  for (uint64_t word : rng.state())
-    for (int shift = 0; shift < 64; shift += 16) out.push_back(float((word >> shift) & 0xffff));
-  return out;
-}
-
 // ---------------------------------------------------------------------------------------
 // Names
 

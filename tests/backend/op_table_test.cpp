@@ -220,10 +220,9 @@ void embedding_forward_last_row_unwritten(const int32_t* ids, const float* table
                                           int64_t N, int64_t V, int64_t C) {
   cpu_backend().embedding_forward(ids, table, y, N - 1, V, C);
 }
-void dropout_forward_one_draw_late(const float* x, float* y, float* mask, int64_t N, float p,
-                                   Rng& rng) {
-  rng.next_u64();
-  cpu_backend().dropout_forward(x, y, mask, N, p, rng);
+void dropout_forward_next_key(const float* x, float* y, float* mask, int64_t N, float p,
+                              uint64_t key) {
+  cpu_backend().dropout_forward(x, y, mask, N, p, key + 1);
 }
 double cross_entropy_counting_ignored_rows(const float* logits, const int32_t* targets,
                                            float* dlogits, int64_t N, int64_t V, int32_t ignore) {
@@ -242,13 +241,13 @@ TEST(OpTableCases, ABrokenKernelIsCaught) {
   broken.softmax_forward = softmax_one_entry_off;
   broken.layernorm_backward = layernorm_backward_overwriting;
   broken.embedding_forward = embedding_forward_last_row_unwritten;
-  broken.dropout_forward = dropout_forward_one_draw_late;
+  broken.dropout_forward = dropout_forward_next_key;
   broken.cross_entropy = cross_entropy_counting_ignored_rows;
   const std::pair<const char*, const char*> caught[] = {
       {"softmax_forward N=7 D=33", "y[0]"},
       {"layernorm_backward N=7 C=33 dw db", "dw["},
       {"embedding_forward N=7 V=5 C=33", "y[198]"},
-      {"dropout_forward N=65 p=0.5", "rng state"},
+      {"dropout_forward N=65 p=0.5", "mask["},
       {"cross_entropy N=33 V=1000 every-third-ignored no-dlogits", "returned"},
   };
   for (const auto& [name, what] : caught) {

@@ -13,9 +13,9 @@
 #include "finetune/classifier.h"
 #include "finetune/hf_classifier.h"
 #include "finetune/merge.h"
-#include "lora/peft.h"
 #include "finetune/verify_lora.h"
 #include "io/safetensors.h"
+#include "lora/peft.h"
 #include "util/files.h"
 
 namespace tinylm::finetune {
@@ -88,8 +88,9 @@ TEST(Lora, RejectsBadRanksAndTargets) {
   const GPTConfig c = small_config();
   EXPECT_NE(testing::input_error([&] { lora_targets(c, 0, config(0, {"c_attn"})); }).find("lora.r"),
             std::string::npos);
-  EXPECT_NE(testing::input_error([&] { lora_targets(c, 0, config(25, {"c_attn"})); }).find("larger"),
-            std::string::npos);
+  EXPECT_NE(
+      testing::input_error([&] { lora_targets(c, 0, config(25, {"c_attn"})); }).find("larger"),
+      std::string::npos);
   EXPECT_NE(testing::input_error([&] { lora_targets(c, 3, config(9, {"head"})); }).find("score"),
             std::string::npos);
   EXPECT_NE(testing::input_error([&] { lora_targets(c, 0, config(2, {"q_proj"})); }).find("q_proj"),
@@ -159,6 +160,24 @@ TEST(Lora, DropoutOnlyWhenTraining) {
     diff += std::abs(train[i] - eval1[i]);
   }
   EXPECT_GT(diff, 1e-3);
+}
+
+// The adapter's dropout is keyed by sequence, as nn::Dropout: row 1 of the batch draws
+// the same mask as a batch of its own keyed as row 1 (data parallel: docs/distributed.md).
+TEST(Lora, DropoutFollowsTheSequenceNotTheBatch) {
+  auto model = random_model();
+  Rng rng(2);
+  LoraConfig c = config(2, {"c_attn", "c_fc"});
+  c.dropout = 0.5f;
+  LoraSet lora(*model, nullptr, c, rng);
+  for (const auto& p : lora.parameters())
+    p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.5f));
+  Rng whole_rng(3), part_rng(3);
+  const Tensor whole =
+      model->forward(kIds.data(), 2, 5, nn::Context{true, &whole_rng, 0, 2}).clone();
+  const Tensor second = model->forward(kIds.data() + 5, 1, 5, nn::Context{true, &part_rng, 1, 1});
+  const int64_t row = second.numel();
+  for (int64_t i = 0; i < row; ++i) ASSERT_NEAR(second[i], whole[row + i], 1e-5) << i;
 }
 
 TEST(Lora, MergeFoldsTheAdapterIntoTheBase) {
@@ -312,8 +331,7 @@ TEST(Peft, ClassifierAdapterAndMergeReproduceTheLogits) {
   for (int64_t i = 0; i < m.numel(); ++i)
     EXPECT_NEAR(m[i], adapted[i], 1e-5f * (1 + std::abs(adapted[i])));
   EXPECT_NE(testing::input_error([&] {
-              merge_adapter(*load_hf_classifier(dir + "/base"), dir + "/adapter",
-                            dir + "/merged");
+              merge_adapter(*load_hf_classifier(dir + "/base"), dir + "/adapter", dir + "/merged");
             }).find("overwrite"),
             std::string::npos);
   std::filesystem::remove_all(dir);

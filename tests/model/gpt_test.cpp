@@ -83,6 +83,37 @@ TEST(GPT, NoResidualGradientsMatchFiniteDifferences) {
   }
 }
 
+// Dropout masks are keyed by sequence (nn::Context::first_row): the rows of a batch split
+// in two draw, as batches of their own, what they draw in the whole batch, so a rank's
+// part of a global batch is trained as one process trains it (docs/distributed.md).
+TEST(GPT, DropoutFollowsTheSequenceNotTheBatch) {
+  GPTConfig c = small_config();
+  c.dropout = 0.3f;  // embeddings, attention weights, residual branches
+  GPT model(c);
+  Rng rng(4);
+  model.init(rng);
+  const int64_t B = 8, T = 6, V = c.vocab_size;
+  std::vector<int32_t> ids(B * T);
+  for (auto& id : ids) id = static_cast<int32_t>(rng.below(V));
+  // the logits of rows [first, first + rows), keyed as rows from key_row on
+  auto logits = [&](int64_t first, int64_t rows, int64_t key_row, bool training) {
+    Rng dropout(9);  // every part starts from the same generator, as in a training step
+    const nn::Context ctx{training, &dropout, key_row, rows};
+    const Tensor y = model.forward(ids.data() + first * T, rows, T, ctx);
+    return std::vector<float>(y.data(), y.data() + y.numel());
+  };
+  const std::vector<float> whole = logits(0, B, 0, true);
+  for (int64_t first : {0, 4}) {
+    const std::vector<float> part = logits(first, 4, first, true);
+    for (int64_t i = 0; i < 4 * T * V; ++i)
+      ASSERT_NEAR(part[i], whole[first * T * V + i], 1e-5) << "rows from " << first << ", " << i;
+  }
+  // the masks do differ from row to row, and dropout is on
+  const std::vector<float> keyed_as_first = logits(4, 4, 0, true);
+  EXPECT_NE(std::vector<float>(whole.begin() + 4 * T * V, whole.end()), keyed_as_first);
+  EXPECT_NE(logits(0, B, 0, false), whole);
+}
+
 TEST(GPT, UniformLogitsGiveLossLnV) {
   GPTConfig c = small_config();
   c.tie_head = false;
@@ -119,8 +150,8 @@ TEST(GPTConfig, RejectsInconsistentFieldsByName) {
     }
     return std::string("no error");
   };
-  nlohmann::json ok = {{"vocab_size", 10}, {"block_size", 4}, {"n_layer", 1},
-                       {"n_head", 2},      {"d_model", 8}};
+  nlohmann::json ok = {
+      {"vocab_size", 10}, {"block_size", 4}, {"n_layer", 1}, {"n_head", 2}, {"d_model", 8}};
   EXPECT_EQ(message(ok), "no error");
   auto bad = ok;
   bad["d_model"] = 9;

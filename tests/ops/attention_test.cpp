@@ -234,7 +234,7 @@ TEST(Attention, FullyMaskedRowGivesZerosNotNaN) {
     std::vector<float> y(s.N * T * 3), att(s.N * T * T), dq(q.size()), dk(k.size()), dv(v.size());
     auto fwd = fast ? &attention_forward : &ref::attention_forward;
     auto bwd = fast ? &attention_backward : &ref::attention_backward;
-    fwd(q.data(), k.data(), v.data(), y.data(), att.data(), s, 0.5f, mask, 0.0f, nullptr, nullptr);
+    fwd(q.data(), k.data(), v.data(), y.data(), att.data(), s, 0.5f, mask, 0.0f, nullptr, 0);
     bwd(dy.data(), q.data(), k.data(), v.data(), att.data(), nullptr, dq.data(), dk.data(),
         dv.data(), s, 0.5f);
     for (int64_t h = 0; h < H; ++h) {
@@ -288,21 +288,18 @@ TEST(Attention, AdditiveMaskBroadcast) {
                InputError);
 }
 
-TEST(Attention, DropoutMaskIsDrawnByPositionFromOneKeyOfTheSeed) {
+TEST(Attention, DropoutMaskIsDrawnByPositionFromTheKey) {
   const AttentionShape s{3, 4, 5, 2, 2};
   const int64_t TT = s.N * s.Tq * s.Tk;
   Rng rng(30);
   const auto q = random_vec(s.N * s.Tq * s.Dk, rng), k = random_vec(s.N * s.Tk * s.Dk, rng),
              v = random_vec(s.N * s.Tk * s.Dv, rng);
   std::vector<float> y(s.N * s.Tq * s.Dv), att(TT), dm(TT), y0(y.size()), att0(TT);
-  Rng drop(5);
+  const uint64_t key = 0xD1CE5EEDull;
   attention_forward(q.data(), k.data(), v.data(), y.data(), att.data(), s, 0.7f, {}, 0.25f,
-                    dm.data(), &drop);
-  Rng expect(5);
-  const uint64_t key = expect.next_u64();  // one draw per call
+                    dm.data(), key);
   for (int64_t i = 0; i < TT; ++i)
     EXPECT_EQ(dm[i], counter_uniform(key, i) >= 0.25f ? 1.0f / 0.75f : 0.0f) << i;
-  EXPECT_EQ(drop.state(), expect.state());
   // y = (A * mask) v, with A the undropped weights (stored in att)
   attention_forward(q.data(), k.data(), v.data(), y0.data(), att0.data(), s, 0.7f, {});
   EXPECT_TRUE(bit_equal(att, att0));
@@ -316,12 +313,12 @@ TEST(Attention, DropoutMaskIsDrawnByPositionFromOneKeyOfTheSeed) {
         }
         EXPECT_NEAR(y[(n * s.Tq + i) * s.Dv + d], acc, 1e-5);
       }
-  // p > 0 without a mask buffer or generator is refused
+  // p > 0 without a mask buffer is refused
   EXPECT_THROW(attention_forward(q.data(), k.data(), v.data(), y.data(), att.data(), s, 0.7f, {},
-                                 0.25f, nullptr, &drop),
+                                 0.25f, nullptr, key),
                InputError);
   EXPECT_THROW(ref::attention_forward(q.data(), k.data(), v.data(), y.data(), att.data(), s, 0.7f,
-                                      {}, 0.25f, dm.data(), nullptr),
+                                      {}, 0.25f, nullptr, key),
                InputError);
 }
 
@@ -338,9 +335,9 @@ TEST(Attention, ReferenceBackwardMatchesFiniteDifferences) {
     const AttentionMask mask{true, add.data(), B};
     std::vector<float> dm(s.N * T * T);
     auto forward = [&](std::vector<float>& y, std::vector<float>& att) {
-      Rng drop(99);  // the same dropout mask at every evaluation
+      // the same key, so the same dropout mask at every evaluation
       ref::attention_forward(q.data(), k.data(), v.data(), y.data(), att.data(), s, 0.6f, mask, p,
-                             p > 0 ? dm.data() : nullptr, &drop);
+                             p > 0 ? dm.data() : nullptr, 99);
     };
     auto loss = [&] {
       std::vector<float> y(s.N * T * 4), att(s.N * T * T);
@@ -368,11 +365,10 @@ TEST(Attention, DeterministicAcrossRunsAndThreadCounts) {
     const int64_t TT = s.N * s.Tq * s.Tk;
     std::vector<float> y(s.N * s.Tq * s.Dv), att(TT), dm(TT), dq(q.size()), dk(k.size()),
         dv(v.size());
-    Rng drop(3);
     AttentionMask mask;
     mask.causal = true;
     attention_forward(q.data(), k.data(), v.data(), y.data(), att.data(), s, 0.25f, mask, 0.1f,
-                      dm.data(), &drop);
+                      dm.data(), 3);
     attention_backward(dy.data(), q.data(), k.data(), v.data(), att.data(), dm.data(), dq.data(),
                        dk.data(), dv.data(), s, 0.25f);
     for (auto* t : {&att, &dq, &dk, &dv}) y.insert(y.end(), t->begin(), t->end());

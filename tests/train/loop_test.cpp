@@ -139,6 +139,7 @@ class OneRankOf final : public dist::Communicator {
   void all_reduce_sum(float*, int64_t) override {}
   void all_reduce_sum(double*, int64_t) override {}
   void all_reduce_ordered(float*, int64_t) override {}
+  void all_reduce_ordered(double*, int64_t) override {}
   void broadcast(float*, int64_t) override {}
   void barrier() override {}
   [[noreturn]] void abort(int) override { std::abort(); }

@@ -8,7 +8,14 @@
 #     --greedy`, itself equal to transformers' in reference.json) at F32 and F16. BF16's
 #     and Q8_0's continuations are printed, not compared: their weights hold fewer digits
 #     than tinylm's float32 ones (8 bits of mantissa; 8-bit blocks, and llama.cpp
-#     quantises the activations to 8 bits too), so their argmax may leave tinylm's.
+#     quantises the activations to 8 bits too), so their argmax may leave tinylm's;
+#   - instead, llama.cpp's logits of the F16, BF16 and Q8_0 files at every position of
+#     the prompt and tinylm's continuation (33 positions x 50,257) are within a stated
+#     tolerance of its logits of the F32 file: max |logit - F32 logit| <= tol x max |F32
+#     logit|, tol = 0.005 (F16), 0.03 (BF16), 0.1 (Q8_0), about 3x what this fixture
+#     gives (0.0014, 0.010, 0.033). A quantiser that put a scale or a block in the wrong
+#     place moves logits by their own size. (llama.cpp's F32 logits are themselves about
+#     4e-3 from tinylm's exact ones: its GELU goes through an fp16 table.)
 #
 #   tests/export/llama_cpp/run.sh [path/to/tinylm]   (default: build/tinylm)
 # Exit 77 with "skipped: ..." when node/npm or the npm packages are unavailable (CTest's
@@ -51,6 +58,19 @@ for dtype in f32 f16 bf16 q8_0; do
   echo "$dtype: $(grep '^tokenize:' <<<"$out"); llama.cpp greedy: $theirs"
   if [[ $dtype == f32 || $dtype == f16 ]] && [ "$theirs" != "$ours" ]; then
     echo "$dtype: llama.cpp's greedy continuation differs from tinylm's"
+    status=1
+  fi
+done
+
+# relative tolerance of each narrower type's logits against the F32 file's (see above)
+declare -A tolerance=([f16]=0.005 [bf16]=0.03 [q8_0]=0.1)
+for dtype in f16 bf16 q8_0; do
+  out=$(node logits.mjs "$work/tiny-f32.gguf" "$work/tiny-$dtype.gguf" "$prompt,$ours") ||
+    { echo "$dtype logits: $out"; status=1; continue; }
+  echo "$dtype against f32, $out"
+  read -r diff ref < <(sed -n 's/.*max |diff| \([^,]*\), max |reference| \([^,]*\),.*/\1 \2/p' <<<"$out")
+  if ! awk -v d="$diff" -v r="$ref" -v t="${tolerance[$dtype]}" 'BEGIN { exit !(r > 0 && d <= t * r) }'; then
+    echo "$dtype: llama.cpp's logits differ from the F32 file's by $diff, more than ${tolerance[$dtype]} x $ref"
     status=1
   fi
 done

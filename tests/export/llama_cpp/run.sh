@@ -16,6 +16,10 @@
 #     gives (0.0014, 0.010, 0.033). A quantiser that put a scale or a block in the wrong
 #     place moves logits by their own size. (llama.cpp's F32 logits are themselves about
 #     4e-3 from tinylm's exact ones: its GELU goes through an fp16 table.)
+#   - a model trained here (a 500-token BPE vocabulary trained on the-verdict.txt, then
+#     800 steps of a 2-layer GPT, about 5 s) exported from its run folder at F32 and F16:
+#     llama.cpp tokenizes a third of the fixture's texts as tinylm's trained vocabulary
+#     does, and its greedy continuation of "I had always thought" equals tinylm's.
 #
 #   tests/export/llama_cpp/run.sh [path/to/tinylm]   (default: build/tinylm)
 # Exit 77 with "skipped: ..." when node/npm or the npm packages are unavailable (CTest's
@@ -58,6 +62,41 @@ for dtype in f32 f16 bf16 q8_0; do
   echo "$dtype: $(grep '^tokenize:' <<<"$out"); llama.cpp greedy: $theirs"
   if [[ $dtype == f32 || $dtype == f16 ]] && [ "$theirs" != "$ours" ]; then
     echo "$dtype: llama.cpp's greedy continuation differs from tinylm's"
+    status=1
+  fi
+done
+
+# A model trained here, with its own trained BPE vocabulary.
+trained=$work/trained
+"$bin" bpe-train --corpus "$root/data/the-verdict.txt" --vocab-size 500 --out "$trained/bpe" \
+  >/dev/null
+cat >"$trained/config.json" <<EOF
+{
+  "model": {"block_size": 64, "n_layer": 2, "n_head": 4, "d_model": 64, "dropout": 0.0},
+  "data": {"path": "$root/data/the-verdict.txt", "tokenizer": "$trained/bpe"},
+  "train": {"batch_size": 16, "max_steps": 800, "lr": 3e-3, "warmup_steps": 20,
+            "eval_interval": 800, "eval_iters": 2, "log_interval": 200,
+            "checkpoint_interval": 800, "seed": 3},
+  "sample": {"max_new_tokens": 0}
+}
+EOF
+"$bin" train --quiet --config "$trained/config.json" --out "$trained/run" >/dev/null
+node encode_cases.mjs "$bin" "$trained/bpe" "$root/tests/fixtures/tiktoken-gpt2.jsonl" 3 \
+  >"$trained/cases.jsonl"
+trained_prompt=$(printf 'I had always thought' |
+  "$bin" tokenize --tokenizer bpe --vocab-dir "$trained/bpe" --ordinary | tr ' ' ',')
+trained_ours=$("$bin" generate --model "$trained/run" --prompt-ids "$trained_prompt" \
+  --max-new-tokens "$count" --greedy --print-ids | tail -1)
+echo "trained model, tinylm greedy: $trained_ours"
+for dtype in f32 f16; do
+  file=$trained/$dtype.gguf
+  "$bin" export --run "$trained/run" --format gguf --dtype "$dtype" --out "$file" >/dev/null
+  out=$(node check.mjs "$file" "$trained/cases.jsonl" "$trained_prompt" "$count") ||
+    { echo "trained $dtype: $out"; status=1; continue; }
+  theirs=$(sed -n 's/^greedy: //p' <<<"$out")
+  echo "trained $dtype: $(grep '^tokenize:' <<<"$out"); llama.cpp greedy: $theirs"
+  if [ "$theirs" != "$trained_ours" ]; then
+    echo "trained $dtype: llama.cpp's greedy continuation differs from tinylm's"
     status=1
   fi
 done

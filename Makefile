@@ -23,7 +23,7 @@ test: build
 # within its time, and Measured.* (heap and RSS measurements mean nothing under ASan's
 # allocator), and Distributed.* (mpirun's ranks: Open MPI's own allocations at exit are
 # not ours to suppress): SANITIZE_EXCLUDE (a ctest -E regex) names them.
-SANITIZE_EXCLUDE ?= tiktoken_differential|llama_cpp_reads_gguf|report_browser|serve_openai_client|serve_browser|HuggingFaceParity|Overfit|Measured|GPT.GradientsMatchFiniteDifferences|ModuleGradients|InterruptSavesACheckpoint|SecondRunIntoALockedFolder|Distributed\.
+SANITIZE_EXCLUDE ?= tiktoken_differential|llama_cpp_reads_gguf|hf_tokenizers_read_tokenizer_json|report_browser|serve_openai_client|serve_browser|HuggingFaceParity|Overfit|Measured|GPT.GradientsMatchFiniteDifferences|ModuleGradients|InterruptSavesACheckpoint|SecondRunIntoALockedFolder|Distributed\.
 test-sanitize: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Sanitize > build-asan.configure.log 2>&1 || (cat build-asan.configure.log; exit 1)
 	@cmake --build build-asan -j $(JOBS)

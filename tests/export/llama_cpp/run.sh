@@ -81,7 +81,7 @@ cat >"$trained/config.json" <<EOF
 }
 EOF
 "$bin" train --quiet --config "$trained/config.json" --out "$trained/run" >/dev/null
-node encode_cases.mjs "$bin" "$trained/bpe" "$root/tests/fixtures/tiktoken-gpt2.jsonl" 3 \
+node ../encode_cases.mjs "$bin" "$trained/bpe" "$root/tests/fixtures/tiktoken-gpt2.jsonl" 3 \
   >"$trained/cases.jsonl"
 trained_prompt=$(printf 'I had always thought' |
   "$bin" tokenize --tokenizer bpe --vocab-dir "$trained/bpe" --ordinary | tr ' ' ',')

@@ -86,16 +86,23 @@ HfExportSummary export_hf(OpenedModel& opened, const std::string& out, bool merg
   require(!fs::exists(fs::symlink_status(out)),
           "--out: " + out + " exists; tinylm export does not overwrite");
   HfExportSummary s;
-  if (opened.lora && !merge) {  // the adapters as PEFT saves them, naming the run's base
-    s.architecture = "a PEFT LoRA adapter (CAUSAL_LM)";
+  finetune::SequenceClassifier* classifier = opened.classifier.get();
+  const bool classifier_lora = classifier && classifier->lora();
+  if ((opened.lora || classifier_lora) && !merge) {  // as PEFT saves them, naming the base
+    const std::string base = opened.finetune_config ? opened.finetune_config->base : "";
+    s.architecture =
+        classifier_lora ? "a PEFT LoRA adapter (SEQ_CLS)" : "a PEFT LoRA adapter (CAUSAL_LM)";
     write_folder(opened, out, s, [&](const std::string& dir) {
-      const std::string base = opened.finetune_config ? opened.finetune_config->base : "";
-      save_peft_adapter(*opened.lora, dir, {"CAUSAL_LM", base, nullptr});
+      if (classifier_lora)
+        finetune::save_peft_classifier_adapter(*classifier, dir, base);
+      else
+        save_peft_adapter(*opened.lora, dir, {"CAUSAL_LM", base, nullptr});
     });
     return s;
   }
-  if (opened.lora) {
+  if (opened.lora || classifier_lora) {
     opened.merge_adapters();
+    if (classifier_lora) classifier->merge_lora();
     s.merged_lora = true;
   }
   if (opened.classifier) require_hf_expressible(opened.classifier->body().config());

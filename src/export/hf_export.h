@@ -8,10 +8,11 @@
 // Sinusoidal positions are written as the equivalent learned table (the same function).
 // What GPT-2 cannot express is refused, naming the config field: post-LN blocks
 // (model.pre_ln false), no residual connections (model.residual false), a bias on an
-// untied head (model.head_bias). An instruct run's LoRA adapters are merged into the
-// weights (merge true), or written as PEFT saves an adapter (merge false):
-// adapter_config.json (base_model_name_or_path: the run's base) and
-// adapter_model.safetensors (lora/peft.h), with the tokenizer files.
+// untied head (model.head_bias). A LoRA run's adapters are merged into the weights
+// (merge true), or written as PEFT saves an adapter (merge false): adapter_config.json
+// (task_type CAUSAL_LM for an instruct run, SEQ_CLS with the head in modules_to_save for
+// a classifier; base_model_name_or_path: the run's base) and adapter_model.safetensors
+// (lora/peft.h), with the tokenizer files.
 #pragma once
 #include <string>
 
@@ -21,7 +22,7 @@ namespace tinylm {
 
 struct HfExportSummary {
   std::string architecture;  // "GPT2LMHeadModel", "GPT2ForSequenceClassification" or
-                             // "a PEFT LoRA adapter (CAUSAL_LM)"
+                             // "a PEFT LoRA adapter (CAUSAL_LM)" / "(SEQ_CLS)"
   bool tokenizer_files = false;
   bool merged_lora = false;
 };

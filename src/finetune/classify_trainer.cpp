@@ -12,7 +12,6 @@
 #include "finetune/hf_classifier.h"
 #include "finetune/pooling.h"
 #include "finetune/run_folder.h"
-#include "lora/peft.h"
 #include "report/text_table.h"
 #include "train/base_model.h"
 #include "train/loop.h"
@@ -200,8 +199,7 @@ void finish(SequenceClassifier& model, const ClassificationData& data, const Fin
     std::printf("accuracy after training: %s\ntest confusion matrix (rows: true label):\n%s",
                 after.line().c_str(), confusion_text(after.test, data.labels).c_str());
   if (model.lora()) {
-    save_peft_adapter(*model.lora(), dir + "/adapter",
-                      {"SEQ_CLS", c.base, model.score.adapter ? nullptr : &model.score.weight});
+    save_peft_classifier_adapter(model, dir + "/adapter", c.base);
     model.merge_lora();
   }
   if (f.head_bias) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "io/safetensors.h"
+#include "lora/peft.h"
 #include "model/hf_gpt2.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -83,6 +84,13 @@ std::unique_ptr<SequenceClassifier> load_hf_classifier(const std::string& dir) {
     p.param->value.copy_from(t);
   }
   return model;
+}
+
+void save_peft_classifier_adapter(SequenceClassifier& model, const std::string& dir,
+                                  const std::string& base) {
+  require(model.lora() != nullptr, "the classifier has no LoRA adapters to save");
+  save_peft_adapter(*model.lora(), dir,
+                    {"SEQ_CLS", base, model.score.adapter ? nullptr : &model.score.weight});
 }
 
 void save_hf_classifier(SequenceClassifier& model, const std::string& dir) {

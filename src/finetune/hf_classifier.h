@@ -26,4 +26,11 @@ std::unique_ptr<SequenceClassifier> load_hf_classifier(const std::string& dir);
 // (merge them first, or save them with save_peft_adapter).
 void save_hf_classifier(SequenceClassifier& model, const std::string& dir);
 
+// Writes the classifier's LoRA adapters as PEFT saves a SEQ_CLS adapter (lora/peft.h):
+// task_type SEQ_CLS, base_model_name_or_path `base`, and the head saved whole
+// (modules_to_save ["score"]) unless it carries an adapter itself. InputError without
+// adapters.
+void save_peft_classifier_adapter(SequenceClassifier& model, const std::string& dir,
+                                  const std::string& base);
+
 }  // namespace tinylm::finetune

@@ -128,6 +128,38 @@ TEST(ExportCli, AnInstructLoraRunIsAPeftAdapter) {
   EXPECT_EQ(run_tinylm("generate --model " + dir + "/folded" + greedy).output, merged.output);
 }
 
+// A classifier fine-tuned with LoRA: without --merge, the PEFT SEQ_CLS adapter the run
+// itself wrote at its end (the same files, byte for byte: the same weights); with --merge,
+// the GPT2ForSequenceClassification folder it wrote after merging them (byte for byte).
+TEST(ExportCli, AClassifyLoraRunIsAPeftSeqClsAdapter) {
+  const std::string dir = fresh_dir("export-peft-cls");
+  nlohmann::json settings = tiny_classify_settings();
+  settings["finetune"]["trainable"] = "lora";
+  settings["finetune"]["epochs"] = 1;
+  settings["lora"] = {{"r", 2}, {"alpha", 4}, {"targets", {"c_attn", "c_fc"}}};
+  std::ofstream(dir + "/settings.json") << settings.dump(2);
+  const std::string run = dir + "/cls";
+  RunResult r = run_tinylm("finetune --task classify --base gpt2-124m --data " +
+                           write_spam_file(dir + "/spam.tsv", 24) + " --out " + run +
+                           " --quiet --config " + dir + "/settings.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  r = run_tinylm("export --model " + run + " --format hf --out " + dir + "/peft");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("PEFT LoRA adapter (SEQ_CLS)"), std::string::npos) << r.output;
+  const nlohmann::json config = nlohmann::json::parse(read_file(dir + "/peft/adapter_config.json"));
+  EXPECT_EQ(config["task_type"], "SEQ_CLS");
+  EXPECT_EQ(config["modules_to_save"], nlohmann::json::array({"score"}));
+  for (const char* file : {"adapter_config.json", "adapter_model.safetensors"})
+    EXPECT_EQ(read_file(dir + "/peft/" + file), read_file(run + "/adapter/" + file)) << file;
+
+  r = run_tinylm("export --model " + run + " --format hf --merge --out " + dir + "/merged");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("GPT2ForSequenceClassification"), std::string::npos) << r.output;
+  // the folder the run wrote at its end, after merging its adapters
+  for (const char* file : {"config.json", "model.safetensors"})
+    EXPECT_EQ(read_file(dir + "/merged/" + file), read_file(run + "/hf/" + file)) << file;
+}
+
 TEST(ExportCli, BadFlagsAreInputErrors) {
   const std::string out = fresh_dir("export-bad") + "/x.gguf";
   expect_exit(2, "export --model tests/fixtures/gpt2-tiny --format gguf --dtype q4_0 --out " + out,

@@ -40,7 +40,7 @@ const std::vector<Verb>& verbs() {
       {"serve", "an OpenAI-compatible HTTP server: completions, chat, many clients", run_serve},
       {"classify", "label texts with a classify run: label and probability", run_classify},
       {"lora", "LoRA adapters: merge an adapter into its base (a Hugging Face folder)", run_lora},
-      {"export", "write a model as a GGUF file that llama.cpp runs", run_export},
+      {"export", "write a model as a GGUF file (llama.cpp) or a Hugging Face folder", run_export},
       {"download", "fetch a GPT-2 model from the Hugging Face hub into its cache", run_download},
       // tokenizers and data
       {"tokenize", "encode / decode / count (gpt2, bpe, word, char), or --check vs tiktoken",

@@ -2,6 +2,8 @@
 
 #include "export/bpe_spelling.h"
 #include "model/gguf_gpt2.h"
+#include "tokenizer/char_as_bpe.h"
+#include "tokenizer/char_tokenizer.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -45,15 +47,44 @@ void add_gguf_tokenizer(const BpeTokenizer& tokenizer, int64_t model_vocab, Gguf
   g.metadata.emplace_back("tokenizer.ggml.add_bos_token", GgufValue::boolean(false));
 }
 
+void add_gguf_char_tokenizer(const CharTokenizer& tokenizer, int64_t model_vocab, Gguf& g) {
+  require(tokenizer.vocab_size() <= model_vocab, [&] {
+    return "the tokenizer has " + std::to_string(tokenizer.vocab_size()) +
+           " tokens, the model only " + std::to_string(model_vocab);
+  });
+  BpeSpelling s = char_vocab_as_bpe(tokenizer.chars());
+  std::vector<int32_t> types(s.tokens.size(), kNormal);
+  for (int64_t id = tokenizer.vocab_size(); id < model_vocab; ++id) {
+    s.tokens.push_back("[PAD" + std::to_string(id) + "]");
+    types.push_back(kUnused);
+  }
+  g.metadata.emplace_back("tokenizer.ggml.model", GgufValue::string("gpt2"));
+  g.metadata.emplace_back("tokenizer.ggml.pre", GgufValue::string("gpt-2"));
+  g.metadata.emplace_back("tokenizer.ggml.tokens", GgufValue::strings_of(std::move(s.tokens)));
+  g.metadata.emplace_back("tokenizer.ggml.token_type", GgufValue::i32s(types));
+  g.metadata.emplace_back("tokenizer.ggml.merges", GgufValue::strings_of(std::move(s.merges)));
+  g.metadata.emplace_back("tokenizer.ggml.add_bos_token", GgufValue::boolean(false));
+}
+
 Gguf export_gguf(OpenedModel& opened, GgmlType type, const std::string& name) {
   GPT& model = opened.language_model("tinylm export --format gguf");
   const auto* bpe = dynamic_cast<const BpeTokenizer*>(opened.tokenizer.get());
-  require(bpe != nullptr, [&] {
-    return "a " + (opened.tokenizer ? opened.tokenizer->kind() : std::string("missing")) +
-           " tokenizer: GGUF export takes GPT-2 BPE and trained BPE vocabularies so far";
+  const auto* chars = dynamic_cast<const CharTokenizer*>(opened.tokenizer.get());
+  require(bpe != nullptr || chars != nullptr, [&] {
+    const std::string kind = opened.tokenizer ? opened.tokenizer->kind() : "missing";
+    if (kind == "word")
+      return std::string(
+          "a word tokenizer: GGUF export refuses it, because a word vocabulary drops the "
+          "spaces between words (Raschka's SimpleTokenizerV2), which no byte-level BPE "
+          "vocabulary can reproduce exactly; export --format hf writes the weights");
+    return "a " + kind +
+           " tokenizer: GGUF export takes GPT-2 BPE, trained BPE and char vocabularies";
   });
   Gguf g = gpt_to_gguf(model, type, name);
-  add_gguf_tokenizer(*bpe, model.config().vocab_size, g);
+  if (bpe)
+    add_gguf_tokenizer(*bpe, model.config().vocab_size, g);
+  else
+    add_gguf_char_tokenizer(*chars, model.config().vocab_size, g);
   return g;
 }
 

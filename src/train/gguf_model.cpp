@@ -3,11 +3,13 @@
 #include <nlohmann/json.hpp>
 
 #include "model/gguf_gpt2.h"
+#include "tokenizer/char_as_bpe.h"
+#include "tokenizer/char_tokenizer.h"
 #include "util/error.h"
 
 namespace tinylm {
 
-std::unique_ptr<BpeTokenizer> gguf_tokenizer(const Gguf& g) {
+std::unique_ptr<Tokenizer> gguf_tokenizer(const Gguf& g) {
   const std::string model = g.get_string("tokenizer.ggml.model");
   require(model == "gpt2", [&] {
     return g.source + ": tokenizer.ggml.model '" + model +
@@ -24,6 +26,10 @@ std::unique_ptr<BpeTokenizer> gguf_tokenizer(const Gguf& g) {
   require(tokens.type == GgufType::kString && tokens.is_array && merges.type == GgufType::kString &&
               merges.is_array,
           g.source + ": tokenizer.ggml.tokens and .merges must be arrays of strings");
+  size_t real = tokens.strings.size();  // tokens before the pads of a larger model vocabulary
+  while (real > 0 && tokens.strings[real - 1].rfind("[PAD", 0) == 0) --real;
+  if (auto chars = chars_of_bpe_spelling(tokens.strings, merges.strings, real))
+    return std::make_unique<CharTokenizer>(std::move(*chars));
   nlohmann::json encoder = nlohmann::json::object();
   for (size_t id = 0; id < tokens.strings.size(); ++id) encoder[tokens.strings[id]] = id;
   require(encoder.size() == tokens.strings.size(),

@@ -3,7 +3,9 @@
 // and the BPE tokenizer the file holds (tokenizer.ggml.model "gpt2"; the "gpt-2"
 // pre-tokeniser or none named), rebuilt as encoder.json and vocab.bpe would give it. The
 // tokens must be laid out as GPT-2's are (the 256 single bytes, then one token per merge,
-// then special tokens and pads). InputError naming the file and the key otherwise.
+// then special tokens and pads), or be a char vocabulary spelled as tinylm exports one
+// (tokenizer/char_as_bpe.h, then pads), which comes back as that char tokenizer.
+// InputError naming the file and the key otherwise.
 #pragma once
 #include <memory>
 #include <string>
@@ -16,11 +18,11 @@ namespace tinylm {
 
 struct GgufModel {
   std::unique_ptr<GPT> model;
-  std::unique_ptr<BpeTokenizer> tokenizer;
+  std::unique_ptr<Tokenizer> tokenizer;
   GgmlType matrix_type = GgmlType::kF32;  // how the file stores the blocks' linear weights
 };
 
 GgufModel load_gguf_model(const std::string& path);
-std::unique_ptr<BpeTokenizer> gguf_tokenizer(const Gguf& gguf);
+std::unique_ptr<Tokenizer> gguf_tokenizer(const Gguf& gguf);
 
 }  // namespace tinylm

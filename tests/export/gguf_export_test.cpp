@@ -1,6 +1,7 @@
 // A model opened by open/ as a GGUF file: the Hugging Face fixture's logits back bit for
 // bit from the file, and the tokenizer keys llama.cpp's gpt2 tokenizer reads (tokens in
-// GPT-2's alphabet, control and pad types, merges in rank order, bos/eos). llama.cpp
+// GPT-2's alphabet, control and pad types, merges in rank order, bos/eos), for BPE and
+// char vocabularies. llama.cpp
 // itself reads these files in tests/export/llama_cpp/run.sh.
 #include "export/gguf_export.h"
 
@@ -13,6 +14,7 @@
 #include "model/hf_gpt2.h"
 #include "ops/q8_0.h"
 #include "tokenizer/char_tokenizer.h"
+#include "tokenizer/word_tokenizer.h"
 #include "train/gguf_model.h"
 #include "train/model_source.h"
 #include "util/error.h"
@@ -67,15 +69,64 @@ TEST(GgufExport, ExtraModelRowsArePadTokens) {
   EXPECT_THROW(add_gguf_tokenizer(BpeTokenizer(), 1000, small), InputError);
 }
 
-TEST(GgufExport, OtherTokenizersAreRefusedByName) {
+TEST(GgufExport, AWordTokenizerIsRefusedSayingWhy) {
   OpenedModel opened = open_model(kTiny);
-  opened.tokenizer = std::make_unique<CharTokenizer>(std::vector<char32_t>{U'a', U'b'});
+  opened.tokenizer = std::make_unique<WordTokenizer>(WordTokenizer::from_corpus("a b, c"));
   try {
     export_gguf(opened, GgmlType::kF32, "x");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("char tokenizer"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("word tokenizer"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("spaces"), std::string::npos) << e.what();
   }
+}
+
+// A char vocabulary as byte-level BPE (tokenizer/char_as_bpe.h): one token per character,
+// spelled in GPT-2's alphabet, and the byte prefixes of the multi-byte ones as merges.
+TEST(GgufExport, ACharVocabularyIsItsCharactersWithTheirBytePrefixesMerged) {
+  const CharTokenizer chars({U'\n', U' ', U'a', U'\u00e9', U'\u00ea', U'\u0995', U'\U0001F600'});
+  Gguf g;
+  add_gguf_char_tokenizer(chars, 9, g);
+  const GgufValue& tokens = g.get("tokenizer.ggml.tokens");
+  ASSERT_EQ(tokens.strings.size(), 9u);
+  EXPECT_EQ(tokens.strings[0], "\xc4\x8a");  // '\n' spelled U+010A
+  EXPECT_EQ(tokens.strings[1], "\xc4\xa0");  // ' ' spelled U+0120
+  EXPECT_EQ(tokens.strings[2], "a");
+  EXPECT_EQ(tokens.strings[3], "\xc3\x83\xc2\xa9");  // C3 A9 spelled "Ã©"
+  EXPECT_EQ(tokens.strings[7], "[PAD7]");
+  EXPECT_EQ(g.get("tokenizer.ggml.token_type").ints[7], 5);
+  // é and ê share their lead byte: C3 A9 and C3 AA are one merge each; क (E0 A6 95) two;
+  // 😀 (F0 9F 98 80) three
+  const GgufValue& merges = g.get("tokenizer.ggml.merges");
+  ASSERT_EQ(merges.strings.size(), 7u);
+  EXPECT_EQ(merges.strings[0], "\xc3\x83 \xc2\xa9");
+  EXPECT_EQ(merges.strings[2], "\xc3\xa0 \xc2\xa6");          // E0 + A6
+  EXPECT_EQ(merges.strings[3], "\xc3\xa0\xc2\xa6 \xc4\xb7");  // E0 A6 + 95 (U+0137)
+  EXPECT_FALSE(g.find("tokenizer.ggml.eos_token_id"));        // a char vocabulary has none
+}
+
+// A char model exported and opened again: the same logits (F32) and a char tokenizer that
+// encodes and decodes as the one it came from; a spelling that is not exactly a char
+// vocabulary's is read as BPE (and refused when it is not GPT-2's layout either).
+TEST(GgufExport, ACharModelOpensAgainWithItsCharTokenizer) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "tinylm-export-char-test.gguf").string();
+  OpenedModel opened = open_model(kTiny);
+  const std::string corpus = "hello world\nbonjour \u00e9t\u00e9 \u0995\u0996 \U0001F600";
+  opened.tokenizer = std::make_unique<CharTokenizer>(CharTokenizer::from_corpus(corpus));
+  save_gguf(path, export_gguf(opened, GgmlType::kF32, "char"));
+  OpenedModel back = open_model(path);
+  EXPECT_EQ(back.tokenizer->kind(), "char");
+  EXPECT_EQ(back.tokenizer->vocab_size(), opened.tokenizer->vocab_size());
+  EXPECT_EQ(back.tokenizer->encode(corpus), opened.tokenizer->encode(corpus));
+  EXPECT_EQ(back.tokenizer->decode(opened.tokenizer->encode(corpus)), corpus);
+  EXPECT_EQ(logits_of(back.language_model("test")), logits_of(opened.language_model("test")));
+
+  Gguf g = load_gguf(path);
+  std::filesystem::remove(path);
+  for (auto& [key, value] : g.metadata)
+    if (key == "tokenizer.ggml.merges") value.strings.pop_back();  // one merge short
+  EXPECT_THROW(gguf_tokenizer(g), InputError);
 }
 
 // What tinylm exports, every verb opens again: the same logits (F32) and a tokenizer that

@@ -55,6 +55,7 @@ cat >"$work/config.json" <<JSON
 JSON
 "$bin" train --quiet --config "$work/config.json" --out "$work/run" >/dev/null
 "$bin" export --run "$work/run" --format hf --out "$work/trained" >/dev/null
-node ../encode_cases.mjs "$bin" "$work/bpe" "$cases" 3 >"$work/trained-cases.jsonl"
+node ../encode_cases.mjs "$bin" "$cases" 3 --tokenizer bpe --vocab-dir "$work/bpe" --ordinary \
+  >"$work/trained-cases.jsonl"
 check "trained vocabulary" "$work/trained/tokenizer.json" "$work/trained-cases.jsonl"
 exit $status

@@ -30,7 +30,8 @@ const prompt = promptText.split(",").map(Number);
 const context = await model.createContext({ contextSize: model.trainContextSize });
 const sequence = context.getSequence();
 const out = [];
-for await (const token of sequence.evaluate(prompt, { temperature: 0 })) {
+// yieldEogToken: go on past an end-of-generation token, as `tinylm generate` does
+for await (const token of sequence.evaluate(prompt, { temperature: 0, yieldEogToken: true })) {
   out.push(token);
   if (out.length >= Number(countText)) break;
 }

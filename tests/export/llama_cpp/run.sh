@@ -19,7 +19,12 @@
 #   - a model trained here (a 500-token BPE vocabulary trained on the-verdict.txt, then
 #     800 steps of a 2-layer GPT, about 5 s) exported from its run folder at F32 and F16:
 #     llama.cpp tokenizes a third of the fixture's texts as tinylm's trained vocabulary
-#     does, and its greedy continuation of "I had always thought" equals tinylm's.
+#     does, and its greedy continuation of "I had always thought" equals tinylm's;
+#   - a char model trained here on 300 lines of data/bangla.txt (600 steps, about 3 s),
+#     exported at F32 (its characters as byte-level BPE tokens, each Bengali character's
+#     3 bytes joined by the file's merges): llama.cpp tokenizes every second of the first
+#     80 lines as tinylm's char vocabulary does, and continues greedily as tinylm does
+#     (past id 11, which llama.cpp takes as end of text when a file names none).
 #
 #   tests/export/llama_cpp/run.sh [path/to/tinylm]   (default: build/tinylm)
 # Exit 77 with "skipped: ..." when node/npm or the npm packages are unavailable (CTest's
@@ -81,8 +86,8 @@ cat >"$trained/config.json" <<EOF
 }
 EOF
 "$bin" train --quiet --config "$trained/config.json" --out "$trained/run" >/dev/null
-node ../encode_cases.mjs "$bin" "$trained/bpe" "$root/tests/fixtures/tiktoken-gpt2.jsonl" 3 \
-  >"$trained/cases.jsonl"
+node ../encode_cases.mjs "$bin" "$root/tests/fixtures/tiktoken-gpt2.jsonl" 3 \
+  --tokenizer bpe --vocab-dir "$trained/bpe" --ordinary >"$trained/cases.jsonl"
 trained_prompt=$(printf 'I had always thought' |
   "$bin" tokenize --tokenizer bpe --vocab-dir "$trained/bpe" --ordinary | tr ' ' ',')
 trained_ours=$("$bin" generate --model "$trained/run" --prompt-ids "$trained_prompt" \
@@ -100,6 +105,45 @@ for dtype in f32 f16; do
     status=1
   fi
 done
+
+# A char model trained here on Bengali (each character 3 bytes: merged back by the file's
+# merges), exported at F32.
+chars=$work/char
+mkdir -p "$chars"
+head -n 300 "$root/data/bangla.txt" >"$chars/corpus.txt"
+cat >"$chars/config.json" <<EOF
+{
+  "model": {"block_size": 64, "n_layer": 2, "n_head": 4, "d_model": 64, "dropout": 0.0},
+  "data": {"path": "$chars/corpus.txt", "tokenizer": "char"},
+  "train": {"batch_size": 16, "max_steps": 600, "lr": 3e-3, "warmup_steps": 20,
+            "eval_interval": 600, "eval_iters": 2, "log_interval": 200,
+            "checkpoint_interval": 600, "seed": 3},
+  "sample": {"max_new_tokens": 0}
+}
+EOF
+"$bin" train --quiet --config "$chars/config.json" --out "$chars/run" >/dev/null
+node -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").split("\n").slice(0, 80))
+           if (l.trim()) console.log(JSON.stringify({ text: l }));' "$chars/corpus.txt" \
+  >"$chars/texts.jsonl"
+node ../encode_cases.mjs "$bin" "$chars/texts.jsonl" 2 --tokenizer char \
+  --vocab-from "$chars/corpus.txt" >"$chars/cases.jsonl"
+char_prompt=$(printf 'পাষাণে ঘটনা' |
+  "$bin" tokenize --tokenizer char --vocab-from "$chars/corpus.txt" 2>/dev/null | tr ' ' ',')
+char_ours=$("$bin" generate --model "$chars/run" --prompt-ids "$char_prompt" \
+  --max-new-tokens "$count" --greedy --print-ids | tail -1)
+echo "char model, tinylm greedy: $char_ours"
+"$bin" export --run "$chars/run" --format gguf --dtype f32 --out "$chars/f32.gguf" >/dev/null
+if out=$(node check.mjs "$chars/f32.gguf" "$chars/cases.jsonl" "$char_prompt" "$count"); then
+  theirs=$(sed -n 's/^greedy: //p' <<<"$out")
+  echo "char f32: $(grep '^tokenize:' <<<"$out"); llama.cpp greedy: $theirs"
+  if [ "$theirs" != "$char_ours" ]; then
+    echo "char f32: llama.cpp's greedy continuation differs from tinylm's"
+    status=1
+  fi
+else
+  echo "char f32: $out"
+  status=1
+fi
 
 # relative tolerance of each narrower type's logits against the F32 file's (see above)
 declare -A tolerance=([f16]=0.005 [bf16]=0.03 [q8_0]=0.1)

@@ -54,56 +54,74 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tinylm-llama-cpp.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-ours=$("$bin" generate --model "$fixture" --prompt-ids "$prompt" --max-new-tokens "$count" \
-  --greedy --print-ids | tail -1)
-echo "tinylm greedy: $ours"
 status=0
+
+# check LABEL FILE CASES PROMPT OURS [COMPARE]: llama.cpp tokenizes CASES with FILE's
+# tokenizer and continues PROMPT greedily; with COMPARE (the default) its continuation
+# must equal OURS, tinylm's. A failure sets status 1.
+check() {
+  local out theirs
+  if ! out=$(node check.mjs "$2" "$3" "$4" "$count"); then
+    echo "$1: $out"
+    status=1
+    return
+  fi
+  theirs=$(sed -n 's/^greedy: //p' <<<"$out")
+  echo "$1: $(grep '^tokenize:' <<<"$out"); llama.cpp greedy: $theirs"
+  if [ "${6:-compare}" = compare ] && [ "$theirs" != "$5" ]; then
+    echo "$1: llama.cpp's greedy continuation differs from tinylm's"
+    status=1
+  fi
+}
+
+# train_small DIR DATA TOKENIZER STEPS: a 2-layer GPT (block 64, d_model 64) trained on
+# DATA into DIR/run.
+train_small() {
+  cat >"$1/config.json" <<EOF
+{
+  "model": {"block_size": 64, "n_layer": 2, "n_head": 4, "d_model": 64, "dropout": 0.0},
+  "data": {"path": "$2", "tokenizer": "$3"},
+  "train": {"batch_size": 16, "max_steps": $4, "lr": 3e-3, "warmup_steps": 20,
+            "eval_interval": $4, "eval_iters": 2, "log_interval": 200,
+            "checkpoint_interval": $4, "seed": 3},
+  "sample": {"max_new_tokens": 0}
+}
+EOF
+  "$bin" train --quiet --config "$1/config.json" --out "$1/run" >/dev/null
+}
+
+# greedy MODEL PROMPT: tinylm's greedy continuation, comma-separated ids
+greedy() {
+  "$bin" generate --model "$1" --prompt-ids "$2" --max-new-tokens "$count" --greedy \
+    --print-ids | tail -1
+}
+
+ours=$(greedy "$fixture" "$prompt")
+echo "tinylm greedy: $ours"
 for dtype in f32 f16 bf16 q8_0; do
   file=$work/tiny-$dtype.gguf
   "$bin" export --model "$fixture" --format gguf --dtype "$dtype" --out "$file" >/dev/null
-  out=$(node check.mjs "$file" "$root/tests/fixtures/tiktoken-gpt2.jsonl" "$prompt" "$count") ||
-    { echo "$dtype: $out"; status=1; continue; }
-  theirs=$(sed -n 's/^greedy: //p' <<<"$out")
-  echo "$dtype: $(grep '^tokenize:' <<<"$out"); llama.cpp greedy: $theirs"
-  if [[ $dtype == f32 || $dtype == f16 ]] && [ "$theirs" != "$ours" ]; then
-    echo "$dtype: llama.cpp's greedy continuation differs from tinylm's"
-    status=1
-  fi
+  compare=compare
+  [[ $dtype == f32 || $dtype == f16 ]] || compare=print
+  check "$dtype" "$file" "$root/tests/fixtures/tiktoken-gpt2.jsonl" "$prompt" "$ours" "$compare"
 done
 
 # A model trained here, with its own trained BPE vocabulary.
 trained=$work/trained
 "$bin" bpe-train --corpus "$root/data/the-verdict.txt" --vocab-size 500 --out "$trained/bpe" \
   >/dev/null
-cat >"$trained/config.json" <<EOF
-{
-  "model": {"block_size": 64, "n_layer": 2, "n_head": 4, "d_model": 64, "dropout": 0.0},
-  "data": {"path": "$root/data/the-verdict.txt", "tokenizer": "$trained/bpe"},
-  "train": {"batch_size": 16, "max_steps": 800, "lr": 3e-3, "warmup_steps": 20,
-            "eval_interval": 800, "eval_iters": 2, "log_interval": 200,
-            "checkpoint_interval": 800, "seed": 3},
-  "sample": {"max_new_tokens": 0}
-}
-EOF
-"$bin" train --quiet --config "$trained/config.json" --out "$trained/run" >/dev/null
+train_small "$trained" "$root/data/the-verdict.txt" "$trained/bpe" 800
 node ../encode_cases.mjs "$bin" "$root/tests/fixtures/tiktoken-gpt2.jsonl" 3 \
   --tokenizer bpe --vocab-dir "$trained/bpe" --ordinary >"$trained/cases.jsonl"
 trained_prompt=$(printf 'I had always thought' |
   "$bin" tokenize --tokenizer bpe --vocab-dir "$trained/bpe" --ordinary | tr ' ' ',')
-trained_ours=$("$bin" generate --model "$trained/run" --prompt-ids "$trained_prompt" \
-  --max-new-tokens "$count" --greedy --print-ids | tail -1)
+trained_ours=$(greedy "$trained/run" "$trained_prompt")
 echo "trained model, tinylm greedy: $trained_ours"
 for dtype in f32 f16; do
-  file=$trained/$dtype.gguf
-  "$bin" export --run "$trained/run" --format gguf --dtype "$dtype" --out "$file" >/dev/null
-  out=$(node check.mjs "$file" "$trained/cases.jsonl" "$trained_prompt" "$count") ||
-    { echo "trained $dtype: $out"; status=1; continue; }
-  theirs=$(sed -n 's/^greedy: //p' <<<"$out")
-  echo "trained $dtype: $(grep '^tokenize:' <<<"$out"); llama.cpp greedy: $theirs"
-  if [ "$theirs" != "$trained_ours" ]; then
-    echo "trained $dtype: llama.cpp's greedy continuation differs from tinylm's"
-    status=1
-  fi
+  "$bin" export --run "$trained/run" --format gguf --dtype "$dtype" \
+    --out "$trained/$dtype.gguf" >/dev/null
+  check "trained $dtype" "$trained/$dtype.gguf" "$trained/cases.jsonl" "$trained_prompt" \
+    "$trained_ours"
 done
 
 # A char model trained here on Bengali (each character 3 bytes: merged back by the file's
@@ -111,17 +129,7 @@ done
 chars=$work/char
 mkdir -p "$chars"
 head -n 300 "$root/data/bangla.txt" >"$chars/corpus.txt"
-cat >"$chars/config.json" <<EOF
-{
-  "model": {"block_size": 64, "n_layer": 2, "n_head": 4, "d_model": 64, "dropout": 0.0},
-  "data": {"path": "$chars/corpus.txt", "tokenizer": "char"},
-  "train": {"batch_size": 16, "max_steps": 600, "lr": 3e-3, "warmup_steps": 20,
-            "eval_interval": 600, "eval_iters": 2, "log_interval": 200,
-            "checkpoint_interval": 600, "seed": 3},
-  "sample": {"max_new_tokens": 0}
-}
-EOF
-"$bin" train --quiet --config "$chars/config.json" --out "$chars/run" >/dev/null
+train_small "$chars" "$chars/corpus.txt" char 600
 node -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").split("\n").slice(0, 80))
            if (l.trim()) console.log(JSON.stringify({ text: l }));' "$chars/corpus.txt" \
   >"$chars/texts.jsonl"
@@ -129,21 +137,10 @@ node ../encode_cases.mjs "$bin" "$chars/texts.jsonl" 2 --tokenizer char \
   --vocab-from "$chars/corpus.txt" >"$chars/cases.jsonl"
 char_prompt=$(printf 'পাষাণে ঘটনা' |
   "$bin" tokenize --tokenizer char --vocab-from "$chars/corpus.txt" 2>/dev/null | tr ' ' ',')
-char_ours=$("$bin" generate --model "$chars/run" --prompt-ids "$char_prompt" \
-  --max-new-tokens "$count" --greedy --print-ids | tail -1)
+char_ours=$(greedy "$chars/run" "$char_prompt")
 echo "char model, tinylm greedy: $char_ours"
 "$bin" export --run "$chars/run" --format gguf --dtype f32 --out "$chars/f32.gguf" >/dev/null
-if out=$(node check.mjs "$chars/f32.gguf" "$chars/cases.jsonl" "$char_prompt" "$count"); then
-  theirs=$(sed -n 's/^greedy: //p' <<<"$out")
-  echo "char f32: $(grep '^tokenize:' <<<"$out"); llama.cpp greedy: $theirs"
-  if [ "$theirs" != "$char_ours" ]; then
-    echo "char f32: llama.cpp's greedy continuation differs from tinylm's"
-    status=1
-  fi
-else
-  echo "char f32: $out"
-  status=1
-fi
+check "char f32" "$chars/f32.gguf" "$chars/cases.jsonl" "$char_prompt" "$char_ours"
 
 # relative tolerance of each narrower type's logits against the F32 file's (see above)
 declare -A tolerance=([f16]=0.005 [bf16]=0.03 [q8_0]=0.1)

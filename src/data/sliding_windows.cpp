@@ -15,17 +15,19 @@ SlidingWindows::SlidingWindows(std::span<const int32_t> ids, const SlidingWindow
   require(opt_.max_length >= 1, "max_length must be at least 1");
   require(opt_.stride >= 1, "stride must be at least 1");
   require(opt_.batch_size >= 1, "batch_size must be at least 1");
+  require(opt_.batches_per_step >= 1, "batches_per_step must be at least 1");
   require(n > opt_.max_length, "no window of " + std::to_string(opt_.max_length + 1) +
                                    " tokens fits in " + std::to_string(n) + " tokens");
   for (int64_t i = 0; i + opt_.max_length < n; i += opt_.stride) starts_.push_back(i);
-  require(batches_per_epoch() > 0, std::to_string(num_windows()) +
-                                       " windows make no full batch of " +
-                                       std::to_string(opt_.batch_size) + " (drop_last)");
+  require(batches_per_epoch() > 0, [&] {
+    return std::to_string(num_windows()) + " windows make no full step of " +
+           std::to_string(opt_.batch_size * opt_.batches_per_step) + " (drop_last)";
+  });
 }
 
 int64_t SlidingWindows::batches_per_epoch() const {
-  const int64_t w = num_windows(), b = opt_.batch_size;
-  return opt_.drop_last ? w / b : (w + b - 1) / b;
+  const int64_t w = num_windows(), b = opt_.batch_size, m = opt_.batches_per_step;
+  return opt_.drop_last ? w / (b * m) * m : (w + b - 1) / b;
 }
 
 std::vector<int64_t> SlidingWindows::epoch_order(int64_t epoch) const {

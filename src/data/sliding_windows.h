@@ -6,8 +6,11 @@
 //
 // An epoch visits every window once, in order or (shuffle) in an order drawn from the
 // seed and the epoch number; it is cut into batches of batch_size windows, the last one
-// smaller unless drop_last drops it. Batch k of the whole run (k = 0, 1, 2, ...) is a
-// pure function of k, so a resumed run that knows its step continues exactly.
+// smaller unless drop_last drops it. With drop_last, an epoch keeps whole optimizer steps
+// of batches_per_step batches (the step's global batch), so that the windows of an epoch
+// and of each step do not depend on how the step is split into micro-batches and ranks.
+// Batch k of the whole run (k = 0, 1, 2, ...) is a pure function of k, so a resumed run
+// that knows its step continues exactly.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -23,6 +26,7 @@ struct SlidingWindowOptions {
   int64_t batch_size = 8;
   bool shuffle = false;
   bool drop_last = true;
+  int64_t batches_per_step = 1;  // micro-batches per optimizer step (all ranks)
   uint64_t seed = 123;  // of the shuffled order
 };
 

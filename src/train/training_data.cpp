@@ -84,6 +84,7 @@ void TrainingData::make_windows(const TrainConfig& config) {
     o.batch_size = config.train.batch_size;
     o.shuffle = config.data.shuffle;
     o.drop_last = config.data.drop_last;
+    o.batches_per_step = config.train.grad_accum;  // the micro-batches of all ranks
     o.seed = config.train.seed;
     sliding_ = std::make_unique<SlidingWindows>(train_, o);
   }

@@ -94,6 +94,42 @@ TEST(SlidingWindows, ShuffleIsAPermutationPerEpochAndReproducible) {
   }
 }
 
+// Data parallel (docs/distributed.md): a step of global batch 8 is micro-batches
+// step * m + micro of batch_size 8 / m, rank r of W training those with micro % W == r.
+// Whatever the split, a step's micro-batches hold the one-process batch's windows in its
+// order (drop_last keeps whole steps: 48 of the 49 windows, even for micro-batches of
+// 1), so over each epoch the ranks together read each window exactly once, as one
+// process does (shuffled or not).
+TEST(SlidingWindows, MicroBatchesOfAStepAreTheWholeBatchsWindows) {
+  const auto ids = iota_ids(200);  // 49 windows of 4: 6 batches of 8, the last dropped
+  for (bool shuffle : {false, true}) {
+    SlidingWindowOptions o;
+    o.shuffle = shuffle;
+    o.seed = 11;
+    o.batch_size = 8;
+    const SlidingWindows whole(ids, o);
+    for (int64_t micros : {2, 4, 8}) {
+      o.batch_size = 8 / micros;
+      o.batches_per_step = micros;
+      const SlidingWindows parts(ids, o);
+      std::multiset<int32_t> epoch;
+      for (int64_t step = 0; step < 2 * whole.batches_per_epoch(); ++step) {  // 2 epochs
+        std::vector<int32_t> joined;
+        for (int64_t micro = 0; micro < micros; ++micro) {
+          const Batch b = parts.batch(step * micros + micro);
+          joined.insert(joined.end(), b.inputs.begin(), b.inputs.end());
+          if (step < whole.batches_per_epoch())
+            for (int64_t r = 0; r < b.B; ++r) epoch.insert(b.inputs[r * b.T]);
+        }
+        EXPECT_EQ(joined, whole.batch(step).inputs)
+            << "shuffle " << shuffle << ", " << micros << " micro-batches, step " << step;
+      }
+      EXPECT_EQ(epoch.size(), 48u);
+      EXPECT_EQ(std::set<int32_t>(epoch.begin(), epoch.end()).size(), 48u);  // none twice
+    }
+  }
+}
+
 TEST(SlidingWindows, TooShortIsAnInputError) {
   const auto ids = iota_ids(4);
   SlidingWindowOptions o;
@@ -103,7 +139,11 @@ TEST(SlidingWindows, TooShortIsAnInputError) {
   o.max_length = 2;
   o.stride = 1;
   o.batch_size = 5;  // 2 windows, drop_last: no batch
-  EXPECT_NE(testing::input_error([&] { SlidingWindows w(ids, o); }).find("no full batch"),
+  EXPECT_NE(testing::input_error([&] { SlidingWindows w(ids, o); }).find("no full step of 5"),
+            std::string::npos);
+  o.batch_size = 1;
+  o.batches_per_step = 3;  // 2 windows: no step of 3 micro-batches of 1
+  EXPECT_NE(testing::input_error([&] { SlidingWindows w(ids, o); }).find("no full step of 3"),
             std::string::npos);
 }
 

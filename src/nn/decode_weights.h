@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tensor/tensor.h"
+#include "util/aligned.h"
 
 namespace tinylm::nn {
 
@@ -44,10 +45,11 @@ class DecodeCopy {
 
  private:
   int64_t in_ = 0, out_ = 0;
-  std::vector<uint16_t> f16_;   // [out, in]
-  std::vector<uint16_t> bf16_;  // [out, in]
-  std::vector<int8_t> q8_;      // [out, in], Q8_0 values (ops/q8_0.h)
-  std::vector<uint16_t> q8_d_;  // [out, in / 32], their half scales
+  // On 64-byte boundaries (util/aligned.h), as the float32 weights are.
+  AlignedVector<uint16_t> f16_;   // [out, in]
+  AlignedVector<uint16_t> bf16_;  // [out, in]
+  AlignedVector<int8_t> q8_;      // [out, in], Q8_0 values (ops/q8_0.h)
+  AlignedVector<uint16_t> q8_d_;  // [out, in / 32], their half scales
 };
 
 }  // namespace tinylm::nn

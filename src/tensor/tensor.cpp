@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "util/aligned.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -34,6 +35,12 @@ std::shared_ptr<float[]> device_storage(Device device, int64_t n) {
   return std::shared_ptr<float[]>(p, [free = memory.free](float* q) { free(q); });
 }
 
+// Storage of n floats on the CPU, on a 64-byte boundary (util/aligned.h).
+std::shared_ptr<float[]> host_storage(int64_t n) {
+  auto* p = static_cast<float*>(aligned_host_alloc(sizeof(float) * std::max<int64_t>(n, 1)));
+  return std::shared_ptr<float[]>(p, [](float* q) { aligned_host_free(q); });
+}
+
 }  // namespace
 
 Tensor Tensor::empty(const Shape& shape, Device device) {
@@ -43,9 +50,7 @@ Tensor Tensor::empty(const Shape& shape, Device device) {
   t.shape_ = shape;
   t.numel_ = shape_numel(shape);
   t.device_ = device;
-  t.storage_ = device == Device::kCpu
-                   ? std::make_shared_for_overwrite<float[]>(std::max<int64_t>(t.numel_, 1))
-                   : device_storage(device, t.numel_);
+  t.storage_ = device == Device::kCpu ? host_storage(t.numel_) : device_storage(device, t.numel_);
   return t;
 }
 

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
+#include "util/aligned.h"
 #include "util/error.h"
 #include "util/rng.h"
 
@@ -29,6 +32,23 @@ TEST(Tensor, CloneCopies) {
   Tensor c = t.clone();
   c[0] = 1;
   EXPECT_EQ(t[0], 7);
+}
+
+// CPU storage starts on a cache line (util/aligned.h), whatever the size: small tensors
+// (glibc's small bins), large ones (a block of its own, 16 bytes past a page) and after
+// frees (glibc then moves its threshold for blocks of their own).
+TEST(Tensor, CpuStorageStartsOnA64ByteBoundary) {
+  const auto aligned = [](const void* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % kHostAlignment == 0;
+  };
+  for (int round = 0; round < 2; ++round)
+    for (int64_t n : {1, 3, 17, 768, 5000, 768 * 2304, 3 << 20}) {
+      const Tensor t = Tensor::empty({n});
+      EXPECT_TRUE(aligned(t.data())) << n << " floats, round " << round;
+      EXPECT_TRUE(aligned(Tensor::zeros({n}).clone().data())) << n << " floats (clone)";
+    }
+  AlignedVector<int8_t> bytes(33);
+  EXPECT_TRUE(aligned(bytes.data()));
 }
 
 TEST(Tensor, RejectsMoreThanFourDimsAndBadFrom) {

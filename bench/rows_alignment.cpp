@@ -3,16 +3,18 @@
 // the head), with every buffer on a 64-byte boundary (what tinylm's tensors get,
 // util/aligned.h) and 16 bytes past one (what glibc's malloc gives a large block). The
 // best of --rounds passes, per number of rows. docs/performance.md, section 13.
-//   rows_alignment [--rows 1,8] [--rounds 15] [--threads 2]
+// The fastest one row can be is the weights' bytes over the triad bandwidth; more rows
+// also reach for the sgemm peak (bench/ceilings.h).
+//   rows_alignment [--rounds 15] [--threads 2]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "ceilings.h"
 #include "ops/matmul.h"
 #include "tensor/threads.h"
 #include "util/aligned.h"
@@ -21,9 +23,12 @@ using namespace tinylm;
 
 namespace {
 
-struct Shape {
+struct Matrix {
   int64_t in, out;
 };
+constexpr Matrix kBlock[] = {{768, 2304}, {768, 768}, {768, 3072}, {3072, 768}};
+constexpr Matrix kHead = {768, 50257};
+constexpr int64_t kWeights = 12 * (768 * 2304 + 768 * 768 + 2 * 768 * 3072) + 768 * 50257;
 
 // n floats at `offset` bytes past a 64-byte boundary, filled with small values.
 struct Buffer {
@@ -40,12 +45,11 @@ struct Buffer {
 
 // Best time of `rounds` passes over every matrix, rows x in -> rows x out each.
 double best_pass_ms(int64_t offset, int64_t rows, int rounds) {
-  const Shape block[] = {{768, 2304}, {768, 768}, {768, 3072}, {3072, 768}};
-  std::vector<Shape> shapes;
-  for (int l = 0; l < 12; ++l) shapes.insert(shapes.end(), std::begin(block), std::end(block));
-  shapes.push_back({768, 50257});  // the head
+  std::vector<Matrix> shapes;
+  for (int l = 0; l < 12; ++l) shapes.insert(shapes.end(), std::begin(kBlock), std::end(kBlock));
+  shapes.push_back(kHead);
   std::vector<std::unique_ptr<Buffer>> weights;
-  for (const Shape& s : shapes) weights.push_back(std::make_unique<Buffer>(s.in * s.out, offset));
+  for (const Matrix& s : shapes) weights.push_back(std::make_unique<Buffer>(s.in * s.out, offset));
   const Buffer x(16 * 3072, offset), y(16 * 50257, offset), bias(50257, offset);
   double best = 1e30;
   for (int r = 0; r < rounds; ++r) {
@@ -62,37 +66,33 @@ double best_pass_ms(int64_t offset, int64_t rows, int rounds) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int64_t> rows = {1, 8};
   int rounds = 15, threads = 2;
   for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--rounds")
-      rounds = std::atoi(value.c_str());
-    else if (flag == "--threads")
-      threads = std::atoi(value.c_str());
-    else if (flag == "--rows") {
-      rows.clear();
-      for (size_t p = 0; p < value.size();) {
-        const size_t comma = value.find(',', p);
-        rows.push_back(std::atoll(value.substr(p, comma - p).c_str()));
-        p = comma == std::string::npos ? value.size() : comma + 1;
-      }
+    const std::string flag = argv[i];
+    if (flag == "--rounds") {
+      rounds = std::atoi(argv[i + 1]);
+    } else if (flag == "--threads") {
+      threads = std::atoi(argv[i + 1]);
     } else {
       std::fprintf(stderr, "rows_alignment: unknown flag %s\n", flag.c_str());
       return 2;
     }
   }
   set_num_threads(threads);
-  std::printf("linear_forward_rows over GPT-2 124M's matrices, %d threads, best of %d\n", threads,
-              rounds);
-  for (int64_t n : rows) {
-    if (n < 1 || n > ops::kRowInvariantMaxRows) {
-      std::fprintf(stderr, "rows_alignment: rows must be 1..%lld\n",
-                   static_cast<long long>(ops::kRowInvariantMaxRows));
-      return 2;
-    }
+  const double peak = bench::sgemm_peak_gflops(), triad = bench::triad_bandwidth_gbs();
+  std::printf(
+      "linear_forward_rows over GPT-2 124M's matrices (%.0f MB), %d threads, best of %d; "
+      "sgemm peak %.1f GFLOP/s, triad %.1f GB/s\n",
+      4.0 * kWeights / 1e6, threads, rounds, peak, triad);
+  for (int64_t n : {1, 4, 8, 16}) {
     const double aligned = best_pass_ms(0, n, rounds), off16 = best_pass_ms(16, n, rounds);
-    std::printf("rows %2lld: 64-byte aligned %.2f ms, 16 bytes past %.2f ms (%.2fx)\n",
-                static_cast<long long>(n), aligned, off16, off16 / aligned);
+    // One pass reads every weight once and computes 2 n flops per weight.
+    const double bound_ms = 4.0 * kWeights / (triad * 1e9) * 1e3;
+    const double gflops = 2.0 * n * kWeights / (aligned * 1e-3) / 1e9;
+    std::printf(
+        "rows %2lld: 64-byte aligned %.2f ms, 16 bytes past %.2f ms (%.2fx); aligned: "
+        "%.0f %% of the bandwidth bound (%.2f ms), %.1f GFLOP/s (%.0f %% of the sgemm peak)\n",
+        static_cast<long long>(n), aligned, off16, off16 / aligned, 100.0 * bound_ms / aligned,
+        bound_ms, gflops, 100.0 * gflops / peak);
   }
 }

@@ -1,18 +1,21 @@
 #include "tensor/device.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "util/aligned.h"
 #include "util/error.h"
 
 namespace tinylm {
 namespace {
 
+// On 64-byte boundaries (util/aligned.h): glibc's malloc gives 16, and the kernels' vector
+// loads would straddle cache lines.
 void* host_alloc(size_t bytes) {
-  void* p = std::malloc(bytes ? bytes : 1);
-  if (!p) throw std::bad_alloc();
-  return p;
+  return aligned_host_alloc(bytes);
+}
+void host_free(void* p) {
+  aligned_host_free(p);
 }
 void host_copy(void* dst, const void* src, size_t bytes) {
   std::memcpy(dst, src, bytes);
@@ -21,7 +24,7 @@ void host_zero(void* p, size_t bytes) {
   std::memset(p, 0, bytes);
 }
 
-constexpr DeviceMemory kHostMemory{host_alloc, std::free, host_copy, host_copy, host_zero};
+constexpr DeviceMemory kHostMemory{host_alloc, host_free, host_copy, host_copy, host_zero};
 
 struct Registered {
   DeviceMemory memory{};

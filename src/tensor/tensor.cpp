@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "util/aligned.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -28,17 +27,12 @@ int64_t shape_numel(const Shape& shape) {
 
 namespace {
 
-// Storage of n floats on a device other than the CPU, freed through that device.
+// Storage of n floats on a device, freed through that device (on the CPU, on a 64-byte
+// boundary: tensor/device.cpp).
 std::shared_ptr<float[]> device_storage(Device device, int64_t n) {
   const DeviceMemory& memory = device_memory(device);
   float* p = static_cast<float*>(memory.alloc(sizeof(float) * std::max<int64_t>(n, 1)));
   return std::shared_ptr<float[]>(p, [free = memory.free](float* q) { free(q); });
-}
-
-// Storage of n floats on the CPU, on a 64-byte boundary (util/aligned.h).
-std::shared_ptr<float[]> host_storage(int64_t n) {
-  auto* p = static_cast<float*>(aligned_host_alloc(sizeof(float) * std::max<int64_t>(n, 1)));
-  return std::shared_ptr<float[]>(p, [](float* q) { aligned_host_free(q); });
 }
 
 }  // namespace
@@ -50,7 +44,7 @@ Tensor Tensor::empty(const Shape& shape, Device device) {
   t.shape_ = shape;
   t.numel_ = shape_numel(shape);
   t.device_ = device;
-  t.storage_ = device == Device::kCpu ? host_storage(t.numel_) : device_storage(device, t.numel_);
+  t.storage_ = device_storage(device, t.numel_);
   return t;
 }
 

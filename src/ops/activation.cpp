@@ -26,9 +26,11 @@ constexpr float kInvSqrt2Pi = 0.3989422804014327f;  // 1 / sqrt(2 pi)
 // s = 0.5 (1 + tanh(u)) = sigmoid(2u) and 1 - s, both to full relative precision.
 inline void half_one_plus_tanh(float u, float& s, float& one_minus_s) {
   const float e = exp_simd(-2.0f * std::fabs(u));  // in (0, 1]: never overflows
-  const float small = e / (1.0f + e), large = 1.0f / (1.0f + e);
-  s = u >= 0.0f ? large : small;
-  one_minus_s = u >= 0.0f ? small : large;
+  // e / (1 + e) is the smaller of the two, 1 / (1 + e) the larger. Selecting the
+  // numerators (not the quotients) leaves no branch, so `omp simd` loops vectorise.
+  const bool positive = u >= 0.0f;
+  s = (positive ? 1.0f : e) / (1.0f + e);
+  one_minus_s = (positive ? e : 1.0f) / (1.0f + e);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // exp(x) for float in plain arithmetic, so that `omp simd` loops vectorise it (a libm
 // call would keep the loop scalar: glibc's vector expf is only declared under
-// -ffast-math). Relative error below 3e-7 over the float range (tested against
+// -ffast-math; GCC also needs -fno-trapping-math, CMakeLists.txt, to vectorise the
+// selects). Relative error below 3e-7 over the float range (tested against
 // std::exp in tests/ops/exp_simd_test.cpp); exp(-inf) = 0, underflow gives 0, overflow
 // gives +inf, NaN stays NaN.
 //   x = n ln2 + r, |r| <= ln2 / 2 ;  exp(x) = 2^n * p(r), p a degree-6 Taylor polynomial

@@ -4,66 +4,55 @@
 //   y[n, o] = lanes(sum over k-steps of x[n, k..k+7] * W[o, k..k+7]) + b[o]
 // with 8 float lanes per step (a zero-padded last step) and a fixed tree over the lanes.
 // Blocks of 4 outputs x 3 rows: each block of W is read from memory once for all rows,
-// the way one decoding step serves every sequence in the batch.
+// the way one decoding step serves every sequence in the batch, while the block two ahead
+// is fetched into the cache (one step's products take about as long as its weights take
+// to arrive, so the two overlap only when the fetching runs all along).
 #include <algorithm>
-#include <cstring>
 
+#include "ops/lanes.h"
 #include "ops/matmul.h"
-
-// The helpers below pass 8-lane vectors by value; they are internal to this file, so the
-// ABI note GCC gives for such functions on builds without AVX (the sanitizer build) does
-// not apply.
-#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace tinylm::ops {
 namespace {
 
-// 8 float lanes: one AVX2 register (half of one on AVX-512). GCC's vector extension has
-// the same arithmetic on any ISA, so the result does not depend on the instruction set.
-typedef float Lanes __attribute__((vector_size(32)));
-constexpr int64_t kLanes = 8;
+using namespace lanes;
 constexpr int kOutputs = 4;  // outputs per block (W rows read together)
-constexpr int kRows = 3;     // x rows per block: 12 accumulators, within 16 registers
+constexpr int kRows = 3;     // x rows per block: 12 accumulators; with the 3 x vectors and
+                             // one W vector at a time (in_register), 16 registers
 
-Lanes load(const float* p) {
-  Lanes v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-Lanes load(const float* p, int64_t n) {  // the first n lanes, the rest zero
-  Lanes v = {};
-  std::memcpy(&v, p, static_cast<size_t>(n) * sizeof(float));
-  return v;
-}
-
-float sum_lanes(const Lanes& v) {  // a fixed tree
-  return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
+// acc[i][j] += x[i, k .. k + n) . W[o0 + j, k .. k + n) for one step of n lanes (n < 8:
+// zero-padded). Always inlined, so that the accumulators stay in registers.
+template <int NR>
+[[gnu::always_inline]] inline void step(const float* x, const float* const* w, int64_t C, int64_t k,
+                                        int64_t n, Lanes (&acc)[NR][kOutputs]) {
+  Lanes xv[NR];
+  for (int i = 0; i < NR; ++i) {
+    Lanes v = n == kLanes ? load(x + i * C + k) : load(x + i * C + k, n);
+    in_register(v);  // (on a local: on xv[i] it would keep the arrays in memory)
+    xv[i] = v;
+  }
+  for (int j = 0; j < kOutputs; ++j) {
+    Lanes wv = n == kLanes ? load(w[j] + k) : load(w[j] + k, n);
+    in_register(wv);
+    for (int i = 0; i < NR; ++i) acc[i][j] += xv[i] * wv;
+  }
 }
 
 // y[i, o0 + j] for i < NR rows, j < outputs (<= kOutputs).
-// next: the W rows of the following block, fetched into the cache meanwhile (with Fetch).
+// next: the W rows of the block two ahead, fetched into the cache meanwhile (with Fetch).
 template <int NR, bool Fetch>
-void block(const float* x, const float* W, const float* b, float* y, int64_t C, int64_t OC,
-           int64_t o0, int outputs, const float* next) {
+void block(const float* x, const float* W, const float* b, float* y, int64_t C,
+                             int64_t OC, int64_t o0, int outputs, const float* next) {
   const float* w[kOutputs];
   for (int j = 0; j < kOutputs; ++j) w[j] = W + (o0 + std::min(j, outputs - 1)) * C;
   Lanes acc[NR][kOutputs] = {};
-  const auto step = [&](int64_t k, int64_t n) {  // lanes k .. k + n - 1 (n < 8: zero-padded)
-    Lanes xv[NR];
-    for (int i = 0; i < NR; ++i) xv[i] = n == kLanes ? load(x + i * C + k) : load(x + i * C + k, n);
-    for (int j = 0; j < kOutputs; ++j) {
-      const Lanes wv = n == kLanes ? load(w[j] + k) : load(w[j] + k, n);
-      for (int i = 0; i < NR; ++i) acc[i][j] += xv[i] * wv;
-    }
-  };
   int64_t k = 0;
   for (; k + kLanes <= C; k += kLanes) {  // full steps: plain vector loads
     if (Fetch && k % 16 == 0)             // one cache line of each next row per 2 steps
       for (int j = 0; j < kOutputs; ++j) __builtin_prefetch(next + j * C + k);
-    step(k, kLanes);
+    step<NR>(x, w, C, k, kLanes, acc);
   }
-  if (k < C) step(k, C - k);
+  if (k < C) step<NR>(x, w, C, k, C - k, acc);
   for (int i = 0; i < NR; ++i)
     for (int j = 0; j < outputs; ++j)
       y[i * OC + o0 + j] = sum_lanes(acc[i][j]) + (b ? b[o0 + j] : 0.0f);
@@ -73,12 +62,12 @@ void block(const float* x, const float* W, const float* b, float* y, int64_t C, 
 void output_block(const float* x, const float* W, const float* b, float* y, int64_t N, int64_t C,
                   int64_t OC, int64_t o0) {
   const int outputs = static_cast<int>(std::min<int64_t>(kOutputs, OC - o0));
-  // The first rows stream this block's W from memory; while the others compute from the
-  // cache, the next block is fetched (when this one is not the last).
-  const bool more = o0 + 2 * kOutputs <= OC;
-  const float* next = more ? W + (o0 + kOutputs) * C : nullptr;
+  // Every group of rows fetches the block two ahead (when there is one) while it
+  // computes: the first group finds this block in the cache, the others in L1.
+  const bool more = o0 + 3 * kOutputs <= OC;
+  const float* next = more ? W + (o0 + 2 * kOutputs) * C : nullptr;
   const auto rows = [&]<int NR>(int64_t n) {
-    if (n > 0 && more)
+    if (more)
       block<NR, true>(x + n * C, W, b, y + n * OC, C, OC, o0, outputs, next);
     else
       block<NR, false>(x + n * C, W, b, y + n * OC, C, OC, o0, outputs, next);

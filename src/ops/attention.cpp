@@ -6,7 +6,8 @@
 //   dv = A'^T dy ;  dA = (dy v^T) * drop_mask ;  dS = A * (dA - rowsum(dA * A))
 //   dq = dS k * scale ;  dk = dS^T q * scale
 // The sets run in parallel (one thread per set, OpenBLAS single-threaded inside); with a
-// single set the softmax rows run in parallel instead and sgemm threads itself. The
+// single set the softmax rows run in parallel instead and sgemm threads itself. A set
+// with one query and no dropout (a decoding step) skips sgemm: ops/attention_one_query.h. The
 // dropout mask is drawn before the attention itself, over [N, Tq, Tk] with the rule of
 // dropout_draw_mask (ops/dropout.h), exactly as ref does.
 #include "ops/attention.h"
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "ops/attention_check.h"
+#include "ops/attention_one_query.h"
 #include "ops/dropout.h"
 #include "ops/matmul.h"
 #include "ops/softmax.h"
@@ -95,8 +97,13 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
 #pragma omp for schedule(static)
     for (int64_t n = 0; n < N; ++n) {
       float* A = att + n * TT;
-      matmul(q + n * Tq * Dk, k + n * Tk * Dk, A, Tq, Tk, Dk, false, /*trans_b=*/true, scale);
       const float* add = mask.additive ? mask.additive + (n / per_mask) * TT : nullptr;
+      if (Tq == 1 && !drop) {  // a decoding step
+        attention_one_query(q + n * Dk, k + n * Tk * Dk, v + n * Tk * Dv, y + n * Dv, A, Tk, Dk, Dv,
+                            scale, add);
+        continue;
+      }
+      matmul(q + n * Tq * Dk, k + n * Tk * Dk, A, Tq, Tk, Dk, false, /*trans_b=*/true, scale);
       masked_softmax(A, add, mask.causal, Tq, Tk, parallel_rows);
       const float* weights = A;
       if (drop) {

@@ -218,6 +218,21 @@ TEST(Attention, KvCacheShapesWithCausalMask) {
   check_against_naive("Tq>Tk causal", {2, 6, 4, 3, 3}, true, nullptr, 1, 11);
 }
 
+TEST(Attention, OneQueryMatchesNaiveLoop) {
+  // A decoding step (Tq = 1) takes its own loops (ops/attention_one_query.h): key counts
+  // around its blocks of 8 keys, widths around its 8 lanes and 64 outputs.
+  uint64_t seed = 20;
+  for (const int64_t Tk : {1, 7, 8, 9, 33})
+    for (const int64_t D : {1, 5, 8, 64, 71})
+      check_against_naive("one query Tk=" + std::to_string(Tk) + " D=" + std::to_string(D),
+                          {3, 1, Tk, D, D == 64 ? 63 : D}, true, nullptr, 1, ++seed);
+  const auto keep = padding_keep({5, 1}, 1, 9);  // M = 2 sets of 3 heads each
+  check_against_naive("one query padding", {6, 1, 9, 16, 16}, false, &keep, 2, ++seed);
+  const std::vector<uint8_t> none(9, 0);
+  check_against_naive("one query nothing allowed", {1, 1, 9, 4, 4}, false, &none, 1, ++seed);
+  check_against_naive("one query no keys", {2, 1, 0, 4, 4}, true, nullptr, 1, ++seed);
+}
+
 TEST(Attention, FullyMaskedRowGivesZerosNotNaN) {
   const int64_t B = 2, H = 2, T = 5;
   auto keep = padding_keep({5, 3}, T, T);

@@ -1,9 +1,10 @@
 // Attention forward on the GPU (CPU twins: ops/attention.h, attention.cpp and
 // attention_tiled.cpp). Per set n (all N sets in one strided-batched sgemm each):
 //   S = q k^T * scale [Tq, Tk]          (sgemm)
-//   A = masked row softmax of S         (one block per row; -inf where the causal or the
+//   A = masked row softmax of S         (one warp per row; -inf where the causal or the
 //                                        additive mask forbids; a row with no key: zeros)
-//   A' = A * drop_mask                  (dropout only; the mask drawn on the host)
+//   A' = A * drop_mask                  (dropout only: the mask drawn by the same warp, as
+//                                        it writes A, from the caller's key)
 //   y = A' v [Tq, Dv]                   (sgemm)
 // attention_forward keeps A in att; the tiled forward keeps only lse [N, Tq] and holds
 // S / A in scratch memory.
@@ -14,6 +15,7 @@
 #include "cuda/blas.cuh"
 #include "cuda/check.cuh"
 #include "cuda/device.h"
+#include "cuda/dropout.cuh"
 #include "cuda/kernels.h"
 #include "cuda/launch.cuh"
 #include "cuda/products.h"
@@ -29,13 +31,30 @@ namespace attention {
 
 namespace {
 
-// One block per row r of S [N * Tq, Tk], in place; lse [N * Tq] if not null.
-__global__ void masked_softmax_kernel(float* S, float* lse, MaskView m) {
-  __shared__ float scratch[32];
-  const int64_t r = blockIdx.x;
+// One warp per row r of S [N * Tq, Tk], in place; lse [N * Tq] if not null.
+__global__ void masked_softmax_kernel(float* S, float* lse, MaskView m, int64_t rows) {
+  const int64_t r = warp_row();
+  if (r >= rows) return;
   float* row = S + r * m.Tk;
-  const float z = block_softmax_row(row, m.row(r), row, m.end(r), m.Tk, scratch);
-  if (lse && threadIdx.x == 0) lse[r] = z;
+  const float z = warp_softmax_row(row, m.row(r), row, m.end(r), m.Tk);
+  if (lse && (threadIdx.x & 31) == 0) lse[r] = z;
+}
+
+// The same, then dropout in the same pass: drop_mask [N * Tq, Tk] drawn by
+// ops::dropout_draw_mask's rule (element r * Tk + j of key) and dropped = A * drop_mask.
+// Each lane reads back only the entries of the row it wrote itself.
+__global__ void masked_softmax_dropout_kernel(float* S, MaskView m, int64_t rows, float* drop_mask,
+                                              float* dropped, float p, float scale, uint64_t key) {
+  const int64_t r = warp_row();
+  if (r >= rows) return;
+  float* row = S + r * m.Tk;
+  warp_softmax_row(row, m.row(r), row, m.end(r), m.Tk);
+  for (int64_t j = threadIdx.x & 31; j < m.Tk; j += 32) {
+    const int64_t i = r * m.Tk + j;
+    const float keep = dropout_keep(key, i, p, scale);
+    drop_mask[i] = keep;
+    dropped[i] = row[j] * keep;
+  }
 }
 
 }  // namespace
@@ -54,7 +73,17 @@ void scores(const float* q, const float* k, float* S, const ops::AttentionShape&
 void masked_softmax(float* S, float* lse, const ops::AttentionShape& s, const MaskView& m) {
   const int64_t rows = s.N * s.Tq;
   if (rows <= 0) return;
-  masked_softmax_kernel<<<rows_grid(rows), row_threads(s.Tk)>>>(S, lse, m);
+  masked_softmax_kernel<<<blocks_for(rows, kRowsPerBlock), 32 * kRowsPerBlock>>>(S, lse, m, rows);
+  TINYLM_CUDA_CHECK_LAUNCH();
+}
+
+void masked_softmax_dropout(float* S, float* drop_mask, float* dropped,
+                            const ops::AttentionShape& s, const MaskView& m, float p,
+                            uint64_t key) {
+  const int64_t rows = s.N * s.Tq;
+  if (rows <= 0) return;
+  masked_softmax_dropout_kernel<<<blocks_for(rows, kRowsPerBlock), 32 * kRowsPerBlock>>>(
+      S, m, rows, drop_mask, dropped, p, 1.0f / (1.0f - p), key);
   TINYLM_CUDA_CHECK_LAUNCH();
 }
 
@@ -66,16 +95,6 @@ namespace {
 void weights_times_values(const float* A, const float* v, float* y, const ops::AttentionShape& s) {
   gemm(A, v, y, s.Tq, s.Dv, s.Tk, false, false, 1.0f, 0.0f,
        {s.N, s.Tq * s.Tk, s.Tk * s.Dv, s.Tq * s.Dv});
-}
-
-// drop_mask [count]: drawn on the device by the rule of ops::dropout_draw_mask (p > 0: the
-// mask of ref and cpu), or 1 everywhere when p == 0.
-void fill_drop_mask(float* drop_mask, int64_t count, float p, uint64_t key) {
-  if (p == 0.0f) {
-    fill(drop_mask, count, 1.0f);
-    return;
-  }
-  draw_dropout_mask(drop_mask, count, p, key);
 }
 
 }  // namespace
@@ -90,18 +109,18 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
   const bool drop = dropout_p > 0.0f;
   require(!drop || drop_mask, "attention: dropout needs a mask buffer");
   const int64_t count = s.N * s.Tq * s.Tk;
-  if (drop_mask) fill_drop_mask(drop_mask, count, dropout_p, dropout_key);
+  if (drop_mask && !drop) fill(drop_mask, count, 1.0f);
   if (s.N == 0 || s.Tq == 0) return;
 
   attention::scores(q, k, att, s, scale);
-  attention::masked_softmax(att, nullptr, s, m);
-  const float* weights = att;
-  if (drop) {  // A' = A * drop_mask; att keeps A
-    float* dropped = scratch<float>(ScratchSlot::kWeights, count);
-    multiply(att, drop_mask, dropped, count);
-    weights = dropped;
+  if (!drop) {
+    attention::masked_softmax(att, nullptr, s, m);
+    weights_times_values(att, v, y, s);
+    return;
   }
-  weights_times_values(weights, v, y, s);
+  float* dropped = scratch<float>(ScratchSlot::kWeights, count);  // A' = A * drop_mask
+  attention::masked_softmax_dropout(att, drop_mask, dropped, s, m, dropout_p, dropout_key);
+  weights_times_values(dropped, v, y, s);
 }
 
 void attention_forward_tiled(const float* q, const float* k, const float* v, float* y, float* lse,

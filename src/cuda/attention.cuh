@@ -40,4 +40,9 @@ void scores(const float* q, const float* k, float* S, const ops::AttentionShape&
 // null) gets each row's log-sum-exp of the masked scores, -inf for a row with no key.
 void masked_softmax(float* S, float* lse, const ops::AttentionShape& s, const MaskView& m);
 
+// The same (no lse), then dropout in the same pass (0 < p <= 1): drop_mask [N, Tq, Tk]
+// drawn from key by ops::dropout_draw_mask's rule, dropped [N, Tq, Tk] = A * drop_mask.
+void masked_softmax_dropout(float* S, float* drop_mask, float* dropped,
+                            const ops::AttentionShape& s, const MaskView& m, float p, uint64_t key);
+
 }  // namespace tinylm::cuda::attention

@@ -16,6 +16,7 @@
 #include "cuda/products.h"
 #include "cuda/reduce.cuh"
 #include "cuda/scratch.cuh"
+#include "cuda/softmax.cuh"
 #include "util/error.h"
 
 namespace tinylm::cuda {
@@ -23,21 +24,23 @@ namespace tinylm::cuda {
 namespace {
 
 // Row r of dA [N * Tq, Tk] becomes dS (in place), with A and drop_mask (may be null) of
-// the same shape: dA *= drop_mask; dS = A * (dA - sum_j dA_j A_j).
-__global__ void weights_grad_kernel(float* dA, const float* A, const float* drop_mask, int64_t Tk) {
-  __shared__ float scratch[32];
-  const int64_t r = blockIdx.x;
+// the same shape: dA *= drop_mask; dS = A * (dA - sum_j dA_j A_j). One warp per row.
+__global__ void weights_grad_kernel(float* dA, const float* A, const float* drop_mask, int64_t Tk,
+                                    int64_t rows) {
+  const int64_t r = warp_row();
+  if (r >= rows) return;
+  const int lane = threadIdx.x & 31;
   float* d = dA + r * Tk;
   const float* a = A + r * Tk;
   const float* dm = drop_mask ? drop_mask + r * Tk : nullptr;
   float dot = 0.0f;
-  for (int64_t j = threadIdx.x; j < Tk; j += blockDim.x) {
+  for (int64_t j = lane; j < Tk; j += 32) {
     const float g = dm ? d[j] * dm[j] : d[j];
     d[j] = g;
     dot += g * a[j];
   }
-  dot = block_sum(dot, scratch);
-  for (int64_t j = threadIdx.x; j < Tk; j += blockDim.x) d[j] = a[j] * (d[j] - dot);
+  dot = warp_sum(dot);
+  for (int64_t j = lane; j < Tk; j += 32) d[j] = a[j] * (d[j] - dot);
 }
 
 // Row r of S [N * Tq, Tk] (scale q k^T) becomes the weights exp(s - lse[r]) in place,
@@ -70,7 +73,8 @@ void backward_from_weights(const float* dy, const float* q, const float* k, cons
   // dA [Tq, Tk] = dy v^T  (into work: A' is no longer needed)
   gemm(dy, v, work, Tq, Tk, Dv, false, /*trans_b=*/true, 1.0f, 0.0f, {N, Tq * Dv, Tk * Dv, TT});
   if (N * Tq > 0 && Tk > 0) {
-    weights_grad_kernel<<<rows_grid(N * Tq), row_threads(Tk)>>>(work, A, drop_mask, Tk);
+    weights_grad_kernel<<<blocks_for(N * Tq, kRowsPerBlock), 32 * kRowsPerBlock>>>(
+        work, A, drop_mask, Tk, N * Tq);
     TINYLM_CUDA_CHECK_LAUNCH();
   }
   // dq [Tq, Dk] = scale dS k ;  dk [Tk, Dk] = scale dS^T q

@@ -58,8 +58,12 @@ void device_free(void* p) {
   if (p) cudaFree(p);  // never throws: called from destructors
 }
 
+// Asynchronous on the default stream: from pageable memory the runtime stages the bytes
+// before it returns (src may be freed at once), and it does not wait for the kernels
+// queued before it, as cudaMemcpy does (a step's ids uploads held the GPU idle).
 void copy_to_device(void* dst, const void* src, size_t bytes) {
-  if (bytes > 0) TINYLM_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  if (bytes > 0)
+    TINYLM_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, nullptr));
 }
 
 void copy_to_host(void* dst, const void* src, size_t bytes) {

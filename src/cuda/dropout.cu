@@ -1,16 +1,16 @@
 // Inverted dropout on the GPU (CPU twin: ops/dropout.h). Each thread draws its element's
 // mask from the caller's key by position (util/counter_rng.h): the CPU's mask, drawn on
-// the device. Then an element-wise product:
+// the device, in the same pass as the product:
 //   forward  y [N] = x * mask   (p == 0: y = x, mask = 1)
 //   backward dx [N] = dy * mask
 #include <string>
 
 #include "cuda/check.cuh"
 #include "cuda/device.h"
+#include "cuda/dropout.cuh"
 #include "cuda/kernels.h"
 #include "cuda/launch.cuh"
 #include "ops/dropout.h"
-#include "util/counter_rng.h"
 #include "util/error.h"
 
 namespace tinylm::cuda {
@@ -24,14 +24,27 @@ __global__ void multiply_kernel(const float* a, const float* b, float* y, int64_
 
 __global__ void draw_mask_kernel(float* mask, int64_t n, float p, float scale, uint64_t key) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) mask[i] = counter_uniform(key, static_cast<uint64_t>(i)) >= p ? scale : 0.0f;
+  if (i < n) mask[i] = dropout_keep(key, i, p, scale);
+}
+
+__global__ void dropout_kernel(const float* x, float* y, float* mask, int64_t n, float p,
+                               float scale, uint64_t key) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float m = dropout_keep(key, i, p, scale);
+  mask[i] = m;
+  y[i] = x[i] * m;
+}
+
+void check_probability(float p) {
+  require(p >= 0.0f && p <= 1.0f,
+          [&] { return "dropout: probability " + std::to_string(p) + " is outside [0, 1]"; });
 }
 
 }  // namespace
 
 void draw_dropout_mask(float* mask, int64_t n, float p, uint64_t key) {
-  require(p >= 0.0f && p <= 1.0f,
-          [&] { return "dropout: probability " + std::to_string(p) + " is outside [0, 1]"; });
+  check_probability(p);
   if (p == 0.0f) {
     fill(mask, n, 1.0f);
     return;
@@ -53,8 +66,10 @@ void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, 
     copy(x, y, N);
     return;
   }
-  draw_dropout_mask(mask, N, p, key);
-  multiply(x, mask, y, N);
+  check_probability(p);
+  if (N <= 0) return;
+  dropout_kernel<<<blocks_for(N), kThreads>>>(x, y, mask, N, p, 1.0f / (1.0f - p), key);
+  TINYLM_CUDA_CHECK_LAUNCH();
 }
 
 void dropout_backward(const float* dy, const float* mask, float* dx, int64_t N) {

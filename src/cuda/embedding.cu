@@ -3,10 +3,11 @@
 // downloaded and checked first, with the CPU's message.
 //   forward:  y [N, C], row i = table[ids[i]] (one block per row)
 //   backward: dtable [V, C] += dy rows by id. The host, which has the ids anyway, lists
-//             the rows of each distinct id in index order; one block per distinct id adds
-//             them in that order, so every float sum is the CPU's, bit for bit (no atomics).
-#include <algorithm>
-#include <numeric>
+//             the rows of each distinct id in index order (a counting sort); one block per
+//             distinct id adds them in that order, so every float sum is the CPU's, bit for
+//             bit (no atomics). Each thread has kInFlight rows' loads in flight before it
+//             adds them in order: one id can own thousands of rows (a space in a char
+//             vocabulary), and one dependent load at a time held a step for 1 ms.
 #include <string>
 #include <vector>
 
@@ -40,16 +41,50 @@ __global__ void gather_rows_kernel(const int32_t* ids, const float* table, float
   for (int64_t c = threadIdx.x; c < C; c += blockDim.x) dst[c] = src[c];
 }
 
+constexpr int kInFlight = 16;
+
 // Block u adds the rows rows[start[u] .. start[u+1]) of dy, in order, to dtable[id[u]].
-__global__ void scatter_add_kernel(const float* dy, float* dtable, int64_t C, const int64_t* rows,
-                                   const int64_t* start, const int64_t* id) {
+__global__ void __launch_bounds__(1024)
+    scatter_add_kernel(const float* dy, float* dtable, int64_t C, const int64_t* rows,
+                       const int64_t* start, const int64_t* id) {
   const int64_t u = blockIdx.x;
+  const int64_t begin = start[u], end = start[u + 1];
   float* dst = dtable + id[u] * C;
   for (int64_t c = threadIdx.x; c < C; c += blockDim.x) {
     float sum = dst[c];
-    for (int64_t p = start[u]; p < start[u + 1]; ++p) sum += dy[rows[p] * C + c];
+    int64_t p = begin;
+    for (; p + kInFlight <= end; p += kInFlight) {
+      float row[kInFlight];
+#pragma unroll
+      for (int b = 0; b < kInFlight; ++b) row[b] = dy[rows[p + b] * C + c];
+#pragma unroll
+      for (int b = 0; b < kInFlight; ++b) sum += row[b];
+    }
+    for (; p < end; ++p) sum += dy[rows[p] * C + c];
     dst[c] = sum;
   }
+}
+
+// One host array for the kernel: rows [N] (by id, then index: a stable counting sort),
+// start [U + 1], id [U] for the U distinct ids. Returns U.
+int64_t rows_by_id(const std::vector<int32_t>& ids, int64_t V, std::vector<int64_t>& lists) {
+  const int64_t N = static_cast<int64_t>(ids.size());
+  std::vector<int64_t> first(static_cast<size_t>(V) + 1, 0);  // first[v]: v's first slot
+  for (int32_t v : ids) ++first[v + 1];
+  std::vector<int64_t> start, id;
+  for (int64_t v = 0; v < V; ++v) {
+    if (first[v + 1] > 0) {
+      start.push_back(first[v]);
+      id.push_back(v);
+    }
+    first[v + 1] += first[v];
+  }
+  start.push_back(N);
+  lists.assign(static_cast<size_t>(N), 0);
+  for (int64_t i = 0; i < N; ++i) lists[first[ids[i]]++] = i;
+  lists.insert(lists.end(), start.begin(), start.end());
+  lists.insert(lists.end(), id.begin(), id.end());
+  return static_cast<int64_t>(id.size());
 }
 
 }  // namespace
@@ -68,27 +103,14 @@ void embedding_backward(const float* dy, const int32_t* ids, float* dtable, int6
   if (N <= 0) return;
   const std::vector<int32_t> host = checked_ids(ids, N, V);
   if (C <= 0) return;
-  // one array: rows [N] (by id, then index), start [U + 1], id [U]
-  std::vector<int64_t> rows(static_cast<size_t>(N));
-  std::iota(rows.begin(), rows.end(), int64_t{0});
-  std::stable_sort(rows.begin(), rows.end(),
-                   [&](int64_t a, int64_t b) { return host[a] < host[b]; });
-  std::vector<int64_t> start, id;
-  for (int64_t p = 0; p < N; ++p) {
-    if (p == 0 || host[rows[p]] != host[rows[p - 1]]) {
-      start.push_back(p);
-      id.push_back(host[rows[p]]);
-    }
-  }
-  start.push_back(N);
-  const int64_t U = static_cast<int64_t>(id.size());
-  std::vector<int64_t> lists = rows;
-  lists.insert(lists.end(), start.begin(), start.end());
-  lists.insert(lists.end(), id.begin(), id.end());
+  std::vector<int64_t> lists;
+  const int64_t U = rows_by_id(host, V, lists);
   int64_t* device_lists = scratch<int64_t>(ScratchSlot::kIndex, static_cast<int64_t>(lists.size()));
   copy_to_device(device_lists, lists.data(), sizeof(int64_t) * lists.size());
-  scatter_add_kernel<<<rows_grid(U), row_threads(C)>>>(dy, dtable, C, device_lists,
-                                                       device_lists + N, device_lists + N + U + 1);
+  // one thread per column where C allows: each thread walks its id's whole row list
+  const int threads = C >= 1024 ? 1024 : static_cast<int>((C + 31) / 32 * 32);
+  scatter_add_kernel<<<rows_grid(U), threads>>>(dy, dtable, C, device_lists, device_lists + N,
+                                                device_lists + N + U + 1);
   TINYLM_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,9 +1,15 @@
-// The layout kernels on the GPU (CPU twin: ops/layout.h), one thread per element, the
-// index arithmetic of ops::ref (layout_ref.cpp) read backwards from the element:
+// The layout kernels on the GPU (CPU twin: ops/layout.h), the index arithmetic of ops::ref
+// (layout_ref.cpp):
 //   [B, H, T, dh]   head (b, h, t, i) at ((b * H + h) * T + t) * dh + i
 //   [B, T, P*H*dh]  row (b, t, part, h, i) at (b * T + t) * P * H * dh + part * H * dh + h * dh + i
-// with P = 3 for qkv and P = 1 for rows. Threads follow the [B, T, ...] side, so one of the
-// two arrays is read or written in order and the other in runs of dh.
+// with P = 3 for qkv and P = 1 for rows. The head kernels give one block to each row
+// r = b * T + t of the [B, T, ...] side: that side is read or written in order, the other
+// in runs of dh, and a thread's index arithmetic is on 32-bit columns (64-bit divisions
+// per element held these kernels under a third of the GPU's bandwidth). The element-wise
+// kernels have one thread per element.
+#include <stdexcept>
+#include <string>
+
 #include "cuda/check.cuh"
 #include "cuda/kernels.h"
 #include "cuda/launch.cuh"
@@ -31,47 +37,71 @@ __global__ void fill_kernel(float* x, int64_t n, float value) {
   if (i < n) x[i] = value;
 }
 
-// Element e of a [B, T, P * H * dh] array: its part, and its index in [B, H, T, dh].
-struct HeadsIndex {
-  int64_t T, H, dh, P;
-  __device__ int part(int64_t e) const { return static_cast<int>((e / (H * dh)) % P); }
-  __device__ int64_t head(int64_t e) const {
-    const int64_t i = e % dh, h = (e / dh) % H;
-    const int64_t bt = e / (P * H * dh), b = bt / T, t = bt % T;
+// Row r = b * T + t of the [B, T, P * H * dh] side, and the place of its column
+// hc = h * dh + i (within one part) in the [B, H, T, dh] array of that part.
+struct HeadsRow {
+  int64_t b, t;
+  __device__ HeadsRow(int64_t r, int64_t T) : b(r / T), t(r - r / T * T) {}
+  __device__ int64_t head(int hc, int64_t T, int H, int dh) const {
+    const int h = hc / dh, i = hc - h * dh;
     return ((b * H + h) * T + t) * dh + i;
   }
 };
 
-// qkv [B, T, 3C] -> q, k, v [B, H, T, dh]
-__global__ void split_heads_kernel(const float* qkv, float* q, float* k, float* v, HeadsIndex ix,
-                                   int64_t n) {
-  const int64_t e = element();
-  if (e >= n) return;
-  const int part = ix.part(e);
-  float* out = part == 0 ? q : part == 1 ? k : v;
-  out[ix.head(e)] = qkv[e];
+// qkv [B, T, 3C] -> q, k, v [B, H, T, dh]; block r: row r
+__global__ void split_heads_kernel(const float* qkv, float* q, float* k, float* v, int64_t T, int H,
+                                   int dh) {
+  const int64_t r = blockIdx.x;
+  const HeadsRow row(r, T);
+  const int C = H * dh;
+  const float* in = qkv + r * 3 * C;
+  for (int part = 0; part < 3; ++part) {
+    float* out = part == 0 ? q : part == 1 ? k : v;
+    for (int hc = threadIdx.x; hc < C; hc += blockDim.x)
+      out[row.head(hc, T, H, dh)] = in[part * C + hc];
+  }
 }
 
-// q, k, v [B, H, T, dh] -> qkv [B, T, 3C]
+// q, k, v [B, H, T, dh] -> qkv [B, T, 3C]; block r: row r
 __global__ void join_heads_kernel(const float* q, const float* k, const float* v, float* qkv,
-                                  HeadsIndex ix, int64_t n) {
-  const int64_t e = element();
-  if (e >= n) return;
-  const int part = ix.part(e);
-  const float* in = part == 0 ? q : part == 1 ? k : v;
-  qkv[e] = in[ix.head(e)];
+                                  int64_t T, int H, int dh) {
+  const int64_t r = blockIdx.x;
+  const HeadsRow row(r, T);
+  const int C = H * dh;
+  float* out = qkv + r * 3 * C;
+  for (int part = 0; part < 3; ++part) {
+    const float* in = part == 0 ? q : part == 1 ? k : v;
+    for (int hc = threadIdx.x; hc < C; hc += blockDim.x)
+      out[part * C + hc] = in[row.head(hc, T, H, dh)];
+  }
 }
 
-// y [B, H, T, dh] -> rows [B, T, C]
-__global__ void heads_to_rows_kernel(const float* y, float* rows, HeadsIndex ix, int64_t n) {
-  const int64_t e = element();
-  if (e < n) rows[e] = y[ix.head(e)];
+// y [B, H, T, dh] -> rows [B, T, C]; block r: row r
+__global__ void heads_to_rows_kernel(const float* y, float* rows, int64_t T, int H, int dh) {
+  const int64_t r = blockIdx.x;
+  const HeadsRow row(r, T);
+  const int C = H * dh;
+  for (int hc = threadIdx.x; hc < C; hc += blockDim.x) rows[r * C + hc] = y[row.head(hc, T, H, dh)];
 }
 
-// rows [B, T, C] -> y [B, H, T, dh]
-__global__ void rows_to_heads_kernel(const float* rows, float* y, HeadsIndex ix, int64_t n) {
-  const int64_t e = element();
-  if (e < n) y[ix.head(e)] = rows[e];
+// rows [B, T, C] -> y [B, H, T, dh]; block r: row r
+__global__ void rows_to_heads_kernel(const float* rows, float* y, int64_t T, int H, int dh) {
+  const int64_t r = blockIdx.x;
+  const HeadsRow row(r, T);
+  const int C = H * dh;
+  for (int hc = threadIdx.x; hc < C; hc += blockDim.x) y[row.head(hc, T, H, dh)] = rows[r * C + hc];
+}
+
+// The head kernels' launch: one block per row of [B, T, ...]; H * dh must fit an int.
+struct HeadsLaunch {
+  unsigned blocks;
+  int threads, H, dh;
+};
+
+HeadsLaunch heads_launch(int64_t B, int64_t T, int64_t H, int64_t dh) {
+  if (H * dh > INT32_MAX / 3)
+    throw std::runtime_error("CUDA: rows of " + std::to_string(H * dh) + " are too long");
+  return {rows_grid(B * T), row_threads(H * dh), static_cast<int>(H), static_cast<int>(dh)};
 }
 
 // x [B, T, C] = tok + pos [T, C]
@@ -117,31 +147,31 @@ void fill(float* x, int64_t n, float value) {
 
 void split_heads(const float* qkv, float* q, float* k, float* v, int64_t B, int64_t T, int64_t H,
                  int64_t dh) {
-  const int64_t n = B * T * 3 * H * dh;
-  if (n <= 0) return;
-  split_heads_kernel<<<blocks_for(n), kThreads>>>(qkv, q, k, v, HeadsIndex{T, H, dh, 3}, n);
+  if (B * T * H * dh <= 0) return;
+  const HeadsLaunch l = heads_launch(B, T, H, dh);
+  split_heads_kernel<<<l.blocks, l.threads>>>(qkv, q, k, v, T, l.H, l.dh);
   TINYLM_CUDA_CHECK_LAUNCH();
 }
 
 void join_heads(const float* q, const float* k, const float* v, float* qkv, int64_t B, int64_t T,
                 int64_t H, int64_t dh) {
-  const int64_t n = B * T * 3 * H * dh;
-  if (n <= 0) return;
-  join_heads_kernel<<<blocks_for(n), kThreads>>>(q, k, v, qkv, HeadsIndex{T, H, dh, 3}, n);
+  if (B * T * H * dh <= 0) return;
+  const HeadsLaunch l = heads_launch(B, T, H, dh);
+  join_heads_kernel<<<l.blocks, l.threads>>>(q, k, v, qkv, T, l.H, l.dh);
   TINYLM_CUDA_CHECK_LAUNCH();
 }
 
 void heads_to_rows(const float* y, float* rows, int64_t B, int64_t T, int64_t H, int64_t dh) {
-  const int64_t n = B * T * H * dh;
-  if (n <= 0) return;
-  heads_to_rows_kernel<<<blocks_for(n), kThreads>>>(y, rows, HeadsIndex{T, H, dh, 1}, n);
+  if (B * T * H * dh <= 0) return;
+  const HeadsLaunch l = heads_launch(B, T, H, dh);
+  heads_to_rows_kernel<<<l.blocks, l.threads>>>(y, rows, T, l.H, l.dh);
   TINYLM_CUDA_CHECK_LAUNCH();
 }
 
 void rows_to_heads(const float* rows, float* y, int64_t B, int64_t T, int64_t H, int64_t dh) {
-  const int64_t n = B * T * H * dh;
-  if (n <= 0) return;
-  rows_to_heads_kernel<<<blocks_for(n), kThreads>>>(rows, y, HeadsIndex{T, H, dh, 1}, n);
+  if (B * T * H * dh <= 0) return;
+  const HeadsLaunch l = heads_launch(B, T, H, dh);
+  rows_to_heads_kernel<<<l.blocks, l.threads>>>(rows, y, T, l.H, l.dh);
   TINYLM_CUDA_CHECK_LAUNCH();
 }
 

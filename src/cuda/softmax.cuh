@@ -37,4 +37,36 @@ __device__ inline float block_softmax_row(const float* x, const float* add, floa
   return mx + logf(sum);
 }
 
+// The same contract by one warp (for rows of attention scores: a warp per row needs no
+// block barrier, and a block of 8 warps walks 8 rows). Every loop gives entry j to lane
+// j % 32, so after the call each lane may read back the entries it owns.
+__device__ inline float warp_softmax_row(const float* x, const float* add, float* y, int64_t end,
+                                         int64_t D) {
+  const int lane = threadIdx.x & 31;
+  float mx = -INFINITY;
+  for (int64_t j = lane; j < end; j += 32) mx = fmaxf(mx, add ? x[j] + add[j] : x[j]);
+  mx = warp_max(mx);
+  if (mx == -INFINITY) {  // nothing allowed in this row
+    for (int64_t j = lane; j < D; j += 32) y[j] = 0.0f;
+    return -INFINITY;
+  }
+  float sum = 0.0f;
+  for (int64_t j = lane; j < end; j += 32) {
+    const float e = expf((add ? x[j] + add[j] : x[j]) - mx);
+    y[j] = e;
+    sum += e;
+  }
+  sum = warp_sum(sum);
+  for (int64_t j = lane; j < D; j += 32) y[j] = j < end ? y[j] / sum : 0.0f;
+  return mx + logf(sum);
+}
+
+// Launch shape of the warp-per-row kernels: kRowsPerBlock warps of 32 threads per block.
+constexpr int kRowsPerBlock = 8;
+
+// The row of the calling warp (blockIdx.x * kRowsPerBlock + warp); >= rows: no row.
+__device__ inline int64_t warp_row() {
+  return static_cast<int64_t>(blockIdx.x) * kRowsPerBlock + (threadIdx.x >> 5);
+}
+
 }  // namespace tinylm::cuda

@@ -5,6 +5,8 @@ step), written out as Hugging Face's GPT2LMHeadModel computes it (biases, tied h
 tanh GELU). Transformers is not a Debian package, so the model is defined here.
 
     /usr/bin/python3 bench/generate_speed_torch.py --prompt 64 --new 128 --threads 2
+    python3 bench/generate_speed_torch.py --device cuda   (on a GPU machine: bench/gpu/run.sh;
+                                                           one untimed round first, then timed)
 """
 import argparse
 import math
@@ -31,7 +33,7 @@ class Block(nn.Module):
             k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(q.size(-1)))
         S = k.size(2)  # keys so far; the queries are the last T of them
-        mask = torch.ones(T, S, dtype=torch.bool).tril(diagonal=S - T)
+        mask = torch.ones(T, S, dtype=torch.bool, device=x.device).tril(diagonal=S - T)
         att = att.masked_fill(~mask, float("-inf")).softmax(dim=-1)
         y = (att @ v).transpose(1, 2).contiguous().view(B, T, C)
         x = x + self.c_proj(y)
@@ -51,7 +53,7 @@ class GPT2(nn.Module):
 
     def forward(self, idx, caches, pos):
         T = idx.shape[1]
-        x = self.wte(idx) + self.wpe(torch.arange(pos, pos + T))
+        x = self.wte(idx) + self.wpe(torch.arange(pos, pos + T, device=idx.device))
         new = []
         for b, c in zip(self.blocks, caches):
             x, kv = b(x, c)
@@ -64,26 +66,38 @@ def main():
     ap.add_argument("--prompt", type=int, default=64)
     ap.add_argument("--new", type=int, default=128)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="cpu")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
-    model = GPT2().eval()
+    model = GPT2().eval().to(a.device)
     params = sum(p.numel() for p in model.parameters())
-    prompt = torch.randint(0, 50257, (1, a.prompt))
+    prompt = torch.randint(0, 50257, (1, a.prompt), device=a.device)
+    rounds = 2 if a.device != "cpu" else 1  # a GPU's first round holds its start-up
+    for _ in range(rounds):
+        prefill, decode = run(model, prompt, a.new, a.device)
+    where = f"{a.threads} threads" if a.device == "cpu" else a.device
+    print(f"PyTorch  gpt2-124m {params / 1e6:.1f}M params, {where}: prefill "
+          f"{a.prompt} tokens {prefill * 1000:.0f} ms; KV cache {a.new / decode:.1f} tokens/s "
+          f"({decode * 1000 / a.new:.1f} ms/token, {a.new} tokens)")
+
+
+def run(model, prompt, new, device):
+    sync = torch.cuda.synchronize if device != "cpu" else (lambda: None)
     with torch.inference_mode():
         t0 = time.perf_counter()
         logits, caches = model(prompt, [None] * len(model.blocks), 0)
+        sync()
         prefill = time.perf_counter() - t0
-        pos = a.prompt
+        pos = prompt.shape[1]
         t0 = time.perf_counter()
-        for _ in range(a.new):
+        for _ in range(new):
             nxt = logits.argmax(dim=-1, keepdim=True)
             logits, caches = model(nxt, caches, pos)
             pos += 1
+        sync()
         decode = time.perf_counter() - t0
-    print(f"PyTorch  gpt2-124m {params / 1e6:.1f}M params, {a.threads} threads: prefill "
-          f"{a.prompt} tokens {prefill * 1000:.0f} ms; KV cache {a.new / decode:.1f} tokens/s "
-          f"({decode * 1000 / a.new:.1f} ms/token, {a.new} tokens)")
+    return prefill, decode
 
 
 if __name__ == "__main__":

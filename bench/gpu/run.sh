@@ -6,6 +6,9 @@
 #     beside nanoGPT's step in PyTorch (torch.compile, bf16 autocast, flash attention,
 #     fused AdamW; bench/gpu/shakespeare_step_torch.py) on the same GPU
 #   - GPT-2 124M training, batch 16 x 1024 (GPT-2's BPE on Tiny Shakespeare): tokens/s, MFU
+#   - GPT-2 124M decoding (random weights, batch 1, a 64-token prompt then 128 greedy
+#     tokens with the KV cache): tinylm generate --timings beside PyTorch eager on the GPU
+#     (bench/generate_speed_torch.py --device cuda), each timed warm
 #   - optionally (recipe): the whole 5,000-step recipe, its wall time and final val loss
 # Usage there: bash bench/gpu/run.sh [recipe-precision, e.g. bf16; none: skip the recipe]
 set -uo pipefail
@@ -51,6 +54,15 @@ for precision in fp32 bf16; do
     --precision $precision --out /tmp/bench-run > "$OUT/gpt2_$precision.log" 2>&1 || { echo "tinylm gpt2 $precision failed"; tail -5 "$OUT/gpt2_$precision.log"; continue; }
   echo "tinylm  $precision products: $(step_stats /tmp/bench-run 16384)"
 done
+
+echo "== GPT-2 124M decoding (random weights, batch 1, 64-token prompt, 128 new tokens)"
+prompt=$(python3 -c "import random; random.seed(1); print(','.join(str(random.randrange(50257)) for _ in range(64)))")
+for round in warm timed; do  # the first run holds the GPU's start-up
+  "$tinylm" generate --model gpt2-124m --prompt-ids "$prompt" --max-new-tokens 128 --greedy \
+    --timings --device cuda > "$OUT/decode_$round.log" 2>&1 || { echo "tinylm decode failed"; tail -3 "$OUT/decode_$round.log"; }
+done
+echo "tinylm  $(grep -E '^(prompt|decode):' "$OUT/decode_timed.log" | tr '\n' ' ')"
+(cd bench && PYTHONUNBUFFERED=1 python3 generate_speed_torch.py --device cuda 2>&1 | grep -v -i warn)
 
 if [ "$recipe" != none ]; then
   echo "== the whole Shakespeare recipe (5,000 steps, eval every 250 over 200 batches), $recipe"

@@ -1,6 +1,7 @@
 // tinylm generate --model SRC (--prompt TEXT | --prompt-ids 1,2,3) --max-new-tokens N
 //   [--greedy] [--print-ids] ...: Hugging Face GPT-2 folders and presets speak GPT-2's BPE
 //   (tokenizer/bpe_tokenizer.h, from --vocab-dir); runs their own tokenizer.
+#include <chrono>
 #include <cstdio>
 
 #include "cli/cli_util.h"
@@ -12,6 +13,40 @@
 #include "util/error.h"
 
 namespace tinylm::cli {
+
+namespace {
+
+// Wall time to the first token (the prompt's forward pass) and from there to the last
+// (one decoding step per token), as llama.cpp prints its prompt and eval timings.
+class GenerationClock {
+ public:
+  bool tick() {
+    const auto now = std::chrono::steady_clock::now();
+    if (tokens_++ == 0) first_ = now;
+    last_ = now;
+    return true;
+  }
+  void print(int64_t prompt_tokens) const {
+    if (tokens_ == 0) return;
+    const double prompt_s = seconds(start_, first_), decode_s = seconds(first_, last_);
+    std::fprintf(stderr, "prompt: %lld tokens in %.1f ms (%.1f tokens/s)\n",
+                 static_cast<long long>(prompt_tokens), 1e3 * prompt_s,
+                 prompt_s > 0 ? static_cast<double>(prompt_tokens) / prompt_s : 0.0);
+    std::fprintf(stderr, "decode: %lld tokens in %.1f ms (%.1f tokens/s)\n",
+                 static_cast<long long>(tokens_ - 1), 1e3 * decode_s,
+                 decode_s > 0 ? static_cast<double>(tokens_ - 1) / decode_s : 0.0);
+  }
+
+ private:
+  static double seconds(std::chrono::steady_clock::time_point a,
+                        std::chrono::steady_clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  }
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), first_, last_;
+  int64_t tokens_ = 0;
+};
+
+}  // namespace
 
 int run_generate(int argc, char** argv) {
   CLI::App app{
@@ -46,6 +81,10 @@ int run_generate(int argc, char** argv) {
   app.add_option("--seed", seed, "random seed for sampling")->capture_default_str()->check(kSeed);
   app.add_flag("--print-ids", print_ids,
                "also print the generated ids, comma-separated, on one line");
+  bool timings = false;
+  app.add_flag("--timings", timings,
+               "print the prompt's and the decoding's tokens/s to stderr (wall time; the "
+               "first token's wait is the prompt's)");
   DecodeFlags decode;
   add_decode_flags(app, decode);
   std::string device = "cpu";
@@ -76,7 +115,10 @@ int run_generate(int argc, char** argv) {
   opts.stop_id = -1;  // generation goes on past <|endoftext|>
   model->set_decode_weights(chosen_decode_weights(decode, opened));
   Rng rng(seed);
-  const std::vector<int32_t> out = generate(*model, prompt, opts, rng);
+  GenerationClock clock;
+  const std::vector<int32_t> out =
+      generate(*model, prompt, opts, rng, [&](int32_t) { return clock.tick(); });
+  if (timings) clock.print(static_cast<int64_t>(prompt.size()));
   if (tok && tok->vocab_size() == model->config().vocab_size) {
     const std::string text = tok->decode(out);
     std::printf("%s%s\n", prompt_text.empty() ? "" : prompt_text.c_str(), text.c_str());

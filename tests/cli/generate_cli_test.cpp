@@ -9,8 +9,8 @@ namespace tinylm::testing {
 namespace {
 
 std::string reference_ids(const std::string& fixture) {
-  const auto j = nlohmann::json::parse(read_file(std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/" +
-                                                 fixture + "/reference.json"));
+  const auto j = nlohmann::json::parse(
+      read_file(std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/" + fixture + "/reference.json"));
   std::string ids;
   for (const auto& id : j["greedy"]["output_ids"]) {
     if (!ids.empty()) ids += ',';
@@ -30,9 +30,20 @@ TEST(GenerateCli, TextPromptGivesTheReferenceContinuation) {
   ids_line += '\n';
   EXPECT_NE(r.output.find(ids_line), std::string::npos) << r.output;
 
-  auto ids = run_tinylm("generate --model tests/fixtures/gpt2-tiny --prompt-ids "
-                        "15496,11,314,716,257,7009,3303,2746,11 --max-new-tokens 24 --greedy --print-ids");
+  auto ids = run_tinylm(
+      "generate --model tests/fixtures/gpt2-tiny --prompt-ids "
+      "15496,11,314,716,257,7009,3303,2746,11 --max-new-tokens 24 --greedy --print-ids");
   EXPECT_NE(ids.output.find(reference_ids("gpt2-tiny")), std::string::npos) << ids.output;
+}
+
+TEST(GenerateCli, TimingsCountThePromptAndTheDecodedTokens) {
+  auto r = run_tinylm(
+      "generate --model tests/fixtures/gpt2-tiny --prompt-ids 15496,11,314 --max-new-tokens 5 "
+      "--greedy --print-ids --timings");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("prompt: 3 tokens in "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("decode: 4 tokens in "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" tokens/s)"), std::string::npos) << r.output;
 }
 
 TEST(GenerateCli, BadPromptsAreInputErrors) {
@@ -55,7 +66,8 @@ TEST(AttentionCli, WorkedExamplePrintsBothCases) {
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("no mask"), std::string::npos);
   EXPECT_NE(r.output.find("causal"), std::string::npos);
-  EXPECT_NE(r.output.find("1.0000   0.0000   0.0000"), std::string::npos) << r.output;  // first causal row
+  EXPECT_NE(r.output.find("1.0000   0.0000   0.0000"), std::string::npos)
+      << r.output;  // first causal row
 }
 
 }  // namespace

@@ -22,11 +22,6 @@ __global__ void multiply_kernel(const float* a, const float* b, float* y, int64_
   if (i < n) y[i] = a[i] * b[i];
 }
 
-__global__ void draw_mask_kernel(float* mask, int64_t n, float p, float scale, uint64_t key) {
-  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) mask[i] = dropout_keep(key, i, p, scale);
-}
-
 __global__ void dropout_kernel(const float* x, float* y, float* mask, int64_t n, float p,
                                float scale, uint64_t key) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -42,17 +37,6 @@ void check_probability(float p) {
 }
 
 }  // namespace
-
-void draw_dropout_mask(float* mask, int64_t n, float p, uint64_t key) {
-  check_probability(p);
-  if (p == 0.0f) {
-    fill(mask, n, 1.0f);
-    return;
-  }
-  if (n <= 0) return;
-  draw_mask_kernel<<<blocks_for(n), kThreads>>>(mask, n, p, 1.0f / (1.0f - p), key);
-  TINYLM_CUDA_CHECK_LAUNCH();
-}
 
 void multiply(const float* a, const float* b, float* y, int64_t n) {
   if (n <= 0) return;

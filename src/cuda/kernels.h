@@ -84,11 +84,9 @@ void sum_over_batch(const float* dx, float* dpos, int64_t B, int64_t TC);
 // How every matrix product computes from now on (ops/precision.h; fp32 until set).
 void set_matmul_precision(ops::MatmulPrecision p);
 
-// Helpers of the kernels above (no ops/ twin): x [n] = value; y [n] = a * b; and the
-// dropout mask [n] by the rule of ops::dropout_draw_mask, drawn on the device from key
-// (p == 0 fills 1; p outside [0, 1] is an InputError).
+// Helpers of the kernels above (no ops/ twin): x [n] = value; y [n] = a * b. (Dropout
+// masks are drawn inside the kernels that apply them: cuda/dropout.cuh.)
 void fill(float* x, int64_t n, float value);
 void multiply(const float* a, const float* b, float* y, int64_t n);
-void draw_dropout_mask(float* mask, int64_t n, float p, uint64_t key);
 
 }  // namespace tinylm::cuda

@@ -13,7 +13,9 @@ namespace tinylm::cuda {
 //   y[j] = exp(s_j - max) / sum_{l < end} exp(s_l - max)  for j < end,  0 for j >= end;
 // a row whose allowed scores are all -inf (or end == 0) gives zeros. Returns the row's
 // log-sum-exp, max + log(sum) (-inf for such a row), to every thread. x and y may be the
-// same row (in place): each thread reads and writes only its own entries.
+// same row (in place): each entry j < end is read and written by the same thread. The
+// zero fill of j >= end starts at end, so a caller that reads the row back afterwards
+// must __syncthreads() first (warp_softmax_row below keeps one mapping throughout).
 // `scratch`: 32 floats of shared memory (reduce.cuh).
 __device__ inline float block_softmax_row(const float* x, const float* add, float* y, int64_t end,
                                           int64_t D, float* scratch) {

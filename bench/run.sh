@@ -12,9 +12,10 @@
 #   4. GPT-2 BPE encoding speed, tinylm and npm tiktoken (bench/bpe.sh);
 #   5. `tinylm serve` with 1, 2, 4 and 8 concurrent streaming clients (GPT-2 124M shape,
 #      64-token prompts, 64 new tokens, 2 threads) beside tinylm's own generate;
-#   6. the same GGUF files (GPT-2 124M shape at F32, F16, Q8_0) decoded by tinylm and by
-#      llama.cpp compiled for this CPU (npm node-llama-cpp, cached outside the clone;
-#      bench/gguf.sh);
+#   6. a prompt's products over GPT-2 124M's block matrices (64 rows): oneDNN's sgemm
+#      against weights packed once (bench/prompt_products); then the same GGUF files
+#      (GPT-2 124M shape at F32, F16, Q8_0) decoded by tinylm and by llama.cpp compiled
+#      for this CPU (npm node-llama-cpp, cached outside the clone; bench/gguf.sh);
 #   7. data-parallel training: 1 rank x 2 threads against 2 ranks x 1 thread under
 #      mpirun, the all-reduce at the GPT-2 124M shape, and the prediction for N machines
 #      (bench/distributed.sh).
@@ -23,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$BUILD" --target tinylm train_step finetune_step generate_speed decode_quality serve_speed -j "$(nproc)" >/dev/null
+cmake --build "$BUILD" --target tinylm train_step finetune_step generate_speed decode_quality serve_speed prompt_products -j "$(nproc)" >/dev/null
 PY=/usr/bin/python3   # Debian's python3-torch lives here
 
 # Every figure below belongs to this CPU (bench/cpu_line.sh says why it matters).
@@ -66,6 +67,8 @@ echo "== GPT-2 BPE encoding"
 bash bench/bpe.sh "$BUILD"
 echo "== serving, GPT-2 124M shape, 64-token prompts, 64 new tokens, 2 threads, 8 slots"
 "$BUILD/serve_speed" --tinylm "$BUILD/tinylm" --preset gpt2-124m --prompt 64 --new 64 --threads 2 --rounds 2
+echo "== a prompt's products, GPT-2 124M's block matrices, 64 rows, 2 threads: sgemm vs packed weights"
+"$BUILD/prompt_products" --rows 64 --rounds 9 --threads 2
 echo "== GGUF files, tinylm beside llama.cpp (GPT-2 124M shape at F32, F16, Q8_0; prompt 64, 128 new, 2 threads)"
 bash bench/gguf.sh "$BUILD"
 bash bench/distributed.sh "$BUILD"

@@ -5,7 +5,7 @@
 //   "cpu"   the fast kernels of ops/ (the default for CPU tensors)
 //   "ref"   ops::ref, the readable twins every other backend is tested against
 //   "cuda"  src/cuda, in a build with CUDA (only usable with a GPU); it has every entry
-//           but the F16 and Q8_0 ones (decoding copies are a CPU path)
+//           but the F16, Q8_0 and packed ones (inference copies are a CPU path)
 // A table may leave an entry missing (Kernel{"name"}): calling it throws naming the
 // kernel, and the op table test has no case of it on that backend.
 // backend/registry.h finds them; tests/backend/op_table_test.cpp runs every registered
@@ -58,6 +58,10 @@ struct Backend {
   Kernel<void(const float*, const int8_t*, const uint16_t*, const float*, float*, int64_t, int64_t,
               int64_t)>
       linear_forward_q8_0{"linear_forward_q8_0"};
+  // ops/linear_packed.h (weights packed once into a GEMM's panels, for prompts)
+  Kernel<void(const float*, float*, int64_t, int64_t)> pack_linear{"pack_linear"};
+  Kernel<void(const float*, const float*, const float*, float*, int64_t, int64_t, int64_t)>
+      linear_forward_packed{"linear_forward_packed"};
 
   // ops/layernorm.h
   Kernel<void(const float*, const float*, const float*, float*, float*, float*, int64_t, int64_t,

@@ -8,6 +8,7 @@
 #include "ops/embedding.h"
 #include "ops/layernorm.h"
 #include "ops/layout.h"
+#include "ops/linear_packed.h"
 #include "ops/matmul.h"
 #include "ops/softmax.h"
 
@@ -32,6 +33,8 @@ const Backend& cpu_backend() {
       .linear_forward_f16 = ops::linear_forward_f16,
       .quantize_q8_0 = ops::quantize_q8_0,
       .linear_forward_q8_0 = ops::linear_forward_q8_0,
+      .pack_linear = ops::pack_linear,
+      .linear_forward_packed = ops::linear_forward_packed,
       .layernorm_forward = ops::layernorm_forward,
       .layernorm_backward = ops::layernorm_backward,
       .activation_forward = ops::activation_forward,

@@ -9,6 +9,7 @@
 #include "ops/embedding.h"
 #include "ops/layernorm.h"
 #include "ops/layout.h"
+#include "ops/linear_packed.h"
 #include "ops/matmul.h"
 #include "ops/softmax.h"
 
@@ -33,6 +34,8 @@ const Backend& ref_backend() {
       .linear_forward_f16 = ops::ref::linear_forward_f16,
       .quantize_q8_0 = ops::ref::quantize_q8_0,
       .linear_forward_q8_0 = ops::ref::linear_forward_q8_0,
+      .pack_linear = ops::ref::pack_linear,
+      .linear_forward_packed = ops::ref::linear_forward_packed,
       .layernorm_forward = ops::ref::layernorm_forward,
       .layernorm_backward = ops::ref::layernorm_backward,
       .activation_forward = ops::ref::activation_forward,

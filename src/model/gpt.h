@@ -72,10 +72,11 @@ class GPT {
   Tensor forward_cached(const int32_t* ids, std::span<const int64_t> counts,
                         std::span<KVCache* const> caches);
   // Decode steps read copies of the linear layers' and the head's weights in `type`
-  // (nn/decode_weights.h: bf16 or Q8_0, fewer bytes for a bandwidth-bound step); kF32
-  // drops them. The prompt (beyond the rows a copy serves), training and evaluation keep
-  // the float32 weights. For inference: call it after the weights are final (the copies
-  // are not updated). A CPU path: on another device the float32 weights stay in use.
+  // (nn/decode_weights.h: f16, bf16 or Q8_0, fewer bytes for a bandwidth-bound step;
+  // kF32: none), and products of more rows (a prompt) read packed float32 copies of the
+  // blocks' linear layers (nn/prompt_weights.h), for every type. For inference: call it
+  // after the weights are final (the copies are not updated). A CPU path: on another
+  // device the float32 weights stay in use.
   void set_decode_weights(nn::DecodeWeights type);
   nn::DecodeWeights decode_weights() const { return decode_weights_; }
   // Bytes of weights one decode step reads (batch 1): the linear layers and the head as

@@ -32,6 +32,8 @@ Tensor Linear::forward(const Tensor& x, const Context& ctx) {
   const float* b = has_bias_ ? bias.value.data() : nullptr;
   if (x.device() == Device::kCpu && decode_copy_.serves(n))
     decode_copy_.forward(x.data(), b, y_.data(), n);
+  else if (x.device() == Device::kCpu && prompt_copy_.serves(n))
+    prompt_copy_.forward(x.data(), b, y_.data(), n);
   else
     on(x).linear_forward(x.data(), weight.value.data(), b, y_.data(), n, in_, out_);
   if (adapter) adapter->forward_add(x.data(), y_.data(), n, ctx);
@@ -40,6 +42,7 @@ Tensor Linear::forward(const Tensor& x, const Context& ctx) {
 
 void Linear::set_decode_weights(DecodeWeights type) {
   decode_copy_.make(weight.value, type);
+  prompt_copy_.make(weight.value);
 }
 
 Tensor Linear::backward(const Tensor& dy) {

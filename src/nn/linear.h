@@ -12,6 +12,7 @@
 #include "nn/context.h"
 #include "nn/decode_weights.h"
 #include "nn/linear_adapter.h"
+#include "nn/prompt_weights.h"
 #include "tensor/parameter.h"
 
 namespace tinylm::nn {
@@ -23,12 +24,13 @@ class Linear {
 
   // ctx reaches an attached adapter (its dropout); the linear map itself has none.
   Tensor forward(const Tensor& x, const Context& ctx = {});
-  // Keeps a copy of the weight in `type` (nn/decode_weights.h) that forward then reads
-  // for decode steps (a few input rows, bandwidth-bound); more rows still use the float32
-  // weight. For inference only: the copy is not updated when the weight changes. kF32
-  // drops it.
+  // Keeps the copies of the weight that forward then reads on the CPU: one in `type`
+  // (nn/decode_weights.h; none for kF32) for decode steps (a few input rows,
+  // bandwidth-bound), and packed panels (nn/prompt_weights.h) for prompts (more rows).
+  // For inference only: the copies are not updated when the weight changes.
   void set_decode_weights(DecodeWeights type);
   const DecodeCopy& decode_copy() const { return decode_copy_; }
+  const PromptCopy& prompt_copy() const { return prompt_copy_; }
   Tensor backward(const Tensor& dy);
   void init(Rng& rng, float std);
   void parameters(ParameterList& list, const std::string& prefix);
@@ -45,6 +47,7 @@ class Linear {
   int64_t in_ = 0, out_ = 0;
   bool has_bias_ = false;
   DecodeCopy decode_copy_;  // empty unless set_decode_weights chose a copy
+  PromptCopy prompt_copy_;  // empty unless set_decode_weights was called
   Tensor x_;                // saved input
   Tensor y_, dx_;           // reused output buffers
 };

@@ -2,6 +2,7 @@
 #include "op_table.h"
 #include "ops/bf16.h"
 #include "ops/f16.h"
+#include "ops/linear_packed.h"
 #include "ops/q8_0.h"
 #include "util/ignore_index.h"
 
@@ -50,6 +51,50 @@ Case matmul_case(int64_t M, int64_t N, int64_t K, std::vector<Product> products,
     return out;
   };
   return {"matmul " + dims({{"M", M}, {"N", N}, {"K", K}}) + suffix, ENTRY(matmul), make, run, tol};
+}
+
+// The panels of W [OC, C], zeros past OC included.
+Case pack_linear_case(int64_t OC, int64_t C) {
+  auto make = [=](Rng& rng) {
+    Inputs in;
+    in.f["W"] = random_vec(OC * C, rng);
+    return in;
+  };
+  auto run = [=](const Backend& b, const Inputs& in) {
+    const Tensor W = upload(in["W"], b.device);
+    Tensor P = fresh(ops::packed_floats(OC, C), b.device);
+    b.pack_linear(W.data(), P.data(), OC, C);
+    return Outputs().add("P", P);
+  };
+  return {"pack_linear " + dims({{"OC", OC}, {"C", C}}), ENTRY(pack_linear), make, run, kExact};
+}
+
+// W packed by the reference on every backend, so that a case checks the product alone.
+Case linear_forward_packed_case(int64_t N, int64_t C, int64_t OC, bool bias) {
+  auto make = [=](Rng& rng) {
+    Inputs in;
+    in.f["x"] = random_vec(N * C, rng);
+    std::vector<float> P(ops::packed_floats(OC, C));
+    ops::ref::pack_linear(random_vec(OC * C, rng, 0.1f).data(), P.data(), OC, C);
+    in.f["P"] = P;
+    in.f["b"] = random_vec(OC, rng);
+    return in;
+  };
+  auto run = [=](const Backend& b, const Inputs& in) {
+    const Device d = b.device;
+    const Tensor x = upload(in["x"], d), P = upload(in["P"], d), bb = upload(in["b"], d);
+    Tensor y = fresh(N * OC, d);
+    b.linear_forward_packed(x.data(), P.data(), bias ? bb.data() : nullptr, y.data(), N, C, OC);
+    return Outputs().add("y", y);
+  };
+  // The same order of operations on both sides: equal bits where the build fuses the
+  // multiply-adds (the reference calls std::fma), rounding apart where it cannot.
+  return {"linear_forward_packed " + dims({{"N", N}, {"C", C}, {"OC", OC}}) +
+              (bias ? " bias" : " no-bias"),
+          ENTRY(linear_forward_packed),
+          make,
+          run,
+          {1e-5, 1e-5}};
 }
 
 }  // namespace
@@ -345,6 +390,17 @@ void add_bf16_cases(std::vector<Case>& cases) {
       for (int64_t OC : {1, 5, 130})
         for (bool bias : {false, true})
           cases.push_back(linear_forward_16bit_case(kBf16Format, N, C, OC, bias));
+}
+
+void add_packed_cases(std::vector<Case>& cases) {
+  for (auto [OC, C] : {std::pair<int64_t, int64_t>{1, 1}, {5, 3}, {16, 7}, {33, 64}, {130, 17}})
+    cases.push_back(pack_linear_case(OC, C));
+  // rows: one, a partial tile, whole tiles of 6 and 12, and more; outputs: a partial
+  // panel, whole panels of 16 and 32, and some over
+  for (int64_t N : {1, 5, 12, 17, 64})
+    for (int64_t C : {1, 7, 64, 769})
+      for (int64_t OC : {1, 32, 130})
+        for (bool bias : {false, true}) cases.push_back(linear_forward_packed_case(N, C, OC, bias));
 }
 
 }  // namespace tinylm::op_table

@@ -48,6 +48,7 @@ const std::vector<Case>& all_cases() {
     add_bf16_cases(c);
     add_f16_cases(c);
     add_q8_0_cases(c);
+    add_packed_cases(c);
     add_layernorm_cases(c);
     add_activation_cases(c);
     add_softmax_cases(c);
@@ -180,7 +181,8 @@ INSTANTIATE_TEST_SUITE_P(Backends, OpTable, ::testing::ValuesIn(backend_case_pai
 // clang-format off
 constexpr const char* kKernels[] = {
     "matmul", "linear_forward", "linear_backward", "to_bf16", "linear_forward_bf16",
-    "to_f16", "linear_forward_f16", "quantize_q8_0", "linear_forward_q8_0",
+    "to_f16", "linear_forward_f16", "quantize_q8_0", "linear_forward_q8_0", "pack_linear",
+    "linear_forward_packed",
     "layernorm_forward", "layernorm_backward", "activation_forward", "activation_backward",
     "softmax_forward", "softmax_backward", "attention_forward", "attention_backward",
     "attention_forward_tiled", "attention_backward_tiled", "embedding_forward",

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ops/lanes.h"
 #include "util/float16.h"
 
 #if defined(__AVX2__) && defined(__F16C__)
@@ -18,19 +19,23 @@
 namespace tinylm::ops {
 namespace {
 
-constexpr int64_t kLanes = 8;
+using lanes::kLanes;
+using lanes::sum_lanes;  // the fixed tree of ops/lanes.h
+using Acc = lanes::Lanes;
 constexpr int kOutputs = 4;
 
+// acc += widen(w[0..8)) * x[0..8), one fused multiply-add per lane
 #ifdef TINYLM_F16C
-using Acc = __m256;
-inline Acc zero_acc() {
-  return _mm256_setzero_ps();
-}
-// acc += widen(w[0..8)) * x[0..8)
 inline Acc full_step(const uint16_t* w, const float* x, Acc acc) {
   return _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w))),
                          _mm256_loadu_ps(x), acc);
 }
+#else
+inline Acc full_step(const uint16_t* w, const float* x, Acc acc) {
+  for (int64_t l = 0; l < kLanes; ++l) acc[l] = std::fma(half_to_float(w[l]), x[l], acc[l]);
+  return acc;
+}
+#endif
 // the same for the first n lanes, the others zero
 inline Acc step(const uint16_t* w, const float* x, int64_t n, Acc acc) {
   if (n == kLanes) return full_step(w, x, acc);
@@ -40,32 +45,6 @@ inline Acc step(const uint16_t* w, const float* x, int64_t n, Acc acc) {
   std::copy(x, x + n, xp);
   return full_step(wp, xp, acc);
 }
-// ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7)), as the portable version
-inline float sum_lanes(Acc v) {
-  const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
-}
-#else
-struct Acc {
-  float l[kLanes];
-};
-inline Acc zero_acc() {
-  return Acc{};
-}
-inline Acc step(const uint16_t* w, const float* x, int64_t n, Acc acc);
-inline Acc full_step(const uint16_t* w, const float* x, Acc acc) {
-  return step(w, x, kLanes, acc);
-}
-inline Acc step(const uint16_t* w, const float* x, int64_t n, Acc acc) {
-  for (int64_t l = 0; l < n; ++l) acc.l[l] = std::fma(half_to_float(w[l]), x[l], acc.l[l]);
-  for (int64_t l = n; l < kLanes; ++l) acc.l[l] = std::fma(0.0f, 0.0f, acc.l[l]);
-  return acc;
-}
-inline float sum_lanes(const Acc& v) {
-  return ((v.l[0] + v.l[4]) + (v.l[2] + v.l[6])) + ((v.l[1] + v.l[5]) + (v.l[3] + v.l[7]));
-}
-#endif
 
 // y[n, o0 + j] for every row n and j < outputs (<= kOutputs).
 void output_group(const float* x, const uint16_t* W, const float* b, float* y, int64_t N, int64_t C,
@@ -78,8 +57,7 @@ void output_group(const float* x, const uint16_t* W, const float* b, float* y, i
   for (int64_t n = 0; n < N; ++n) {
     const char* next = n == 0 ? next_group : nullptr;
     const float* xn = x + n * C;
-    Acc acc[kOutputs];
-    for (Acc& a : acc) a = zero_acc();
+    Acc acc[kOutputs] = {};
     int64_t k = 0;
     for (; k + kLanes <= C; k += kLanes) {  // whole steps (accumulators stay in registers)
       // the next group's 8 * C bytes, 64 per step

@@ -40,8 +40,14 @@ inline Lanes broadcast(float s) {
   return Lanes{s, s, s, s, s, s, s, s};
 }
 
-inline float sum_lanes(const Lanes& v) {  // a fixed tree
-  return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
+// A fixed tree: ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7)), as shuffles of halves
+// (which stay in registers; taking the lanes one by one goes through memory).
+inline float sum_lanes(const Lanes& v) {
+  typedef float Half __attribute__((vector_size(16)));
+  const Half s =
+      __builtin_shufflevector(v, v, 0, 1, 2, 3) + __builtin_shufflevector(v, v, 4, 5, 6, 7);
+  const Half t = s + __builtin_shufflevector(s, s, 2, 3, 0, 1);  // (s0 + s2, s1 + s3, ...)
+  return t[0] + t[1];
 }
 
 // Keeps v in a register from here on. GCC otherwise may fold a vector that several

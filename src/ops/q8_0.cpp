@@ -12,6 +12,7 @@
 #include <cmath>
 #include <vector>
 
+#include "ops/lanes.h"
 #include "util/float16.h"
 
 #if defined(__AVX512VNNI__) && defined(__AVX512VL__)
@@ -57,12 +58,10 @@ void quantize_rows(const float* x, int64_t N, int64_t C, QuantisedRows& out) {
     }
 }
 
-#if defined(TINYLM_Q8_VNNI) || defined(TINYLM_Q8_AVX2)
-using Acc = __m256;  // 8 float lanes
-inline Acc zero_acc() {
-  return _mm256_setzero_ps();
-}
+using Acc = lanes::Lanes;  // 8 float lanes, summed by lanes::sum_lanes's fixed tree
+using lanes::sum_lanes;
 
+#if defined(TINYLM_Q8_VNNI) || defined(TINYLM_Q8_AVX2)
 // acc[l] += (sum of the 4 products of lane l) * scale, for the 8 lanes of one block.
 inline Acc block_step(const int8_t* xq, const uint8_t* xa, const int8_t* wq, const float* scale,
                       Acc acc) {
@@ -70,14 +69,14 @@ inline Acc block_step(const int8_t* xq, const uint8_t* xa, const int8_t* wq, con
   const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq));
   const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xa));
 #ifdef TINYLM_Q8_VNNI
-  const __m256i lanes = _mm256_dpbusd_epi32(_mm256_setzero_si256(), a, _mm256_sign_epi8(w, q));
+  const __m256i sums = _mm256_dpbusd_epi32(_mm256_setzero_si256(), a, _mm256_sign_epi8(w, q));
 #else
   // pairs of products as int16 (at most 2 * 127 * 127: no saturation), then pairs of
   // those as int32
   const __m256i pairs = _mm256_maddubs_epi16(a, _mm256_sign_epi8(w, q));
-  const __m256i lanes = _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
+  const __m256i sums = _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
 #endif
-  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(lanes), _mm256_broadcast_ss(scale), acc);
+  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), _mm256_broadcast_ss(scale), acc);
 }
 
 // out[i] = d_w[i] widened * d_x[i], for kScales blocks.
@@ -86,26 +85,13 @@ inline void make_scales(const uint16_t* dw, const float* dx, float* out) {
   _mm256_storeu_ps(out, _mm256_mul_ps(w, _mm256_loadu_ps(dx)));
 }
 
-// ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7)): the portable tree below, in registers.
-inline float sum_lanes(Acc v) {
-  const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));  // (s0 + s2, s1 + s3)
-  return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
-}
 #else
-struct Acc {
-  float l[8];
-};
-inline Acc zero_acc() {
-  return Acc{};
-}
-
 inline Acc block_step(const int8_t* xq, const uint8_t*, const int8_t* wq, const float* scale,
                       Acc acc) {
   for (int l = 0; l < 8; ++l) {
     int32_t sum = 0;
     for (int k = 4 * l; k < 4 * l + 4; ++k) sum += int32_t{xq[k]} * int32_t{wq[k]};
-    acc.l[l] = std::fma(static_cast<float>(sum), *scale, acc.l[l]);
+    acc[l] = std::fma(static_cast<float>(sum), *scale, acc[l]);
   }
   return acc;
 }
@@ -114,9 +100,6 @@ inline void make_scales(const uint16_t* dw, const float* dx, float* out) {
   for (int i = 0; i < kScales; ++i) out[i] = half_to_float(dw[i]) * dx[i];
 }
 
-inline float sum_lanes(const Acc& v) {  // a fixed tree, as linear_forward_rows sums its lanes
-  return ((v.l[0] + v.l[4]) + (v.l[2] + v.l[6])) + ((v.l[1] + v.l[5]) + (v.l[3] + v.l[7]));
-}
 #endif
 
 // y[n, o0 + j] for every row n and j < outputs (<= kOutputs). The group's W rows come
@@ -141,8 +124,7 @@ void output_group(const QuantisedRows& xs, const int8_t* q, const uint16_t* d, c
     const int8_t* xq = xs.q.data() + n * C;
     const uint8_t* xa = xs.a.data() + n * C;
     const float* xd = xs.d.data() + n * xs.padded;
-    Acc acc[kOutputs];
-    for (Acc& a : acc) a = zero_acc();
+    Acc acc[kOutputs] = {};
     for (int64_t k0 = 0; k0 < blocks; k0 += kScales) {
       const int64_t count = std::min<int64_t>(kScales, blocks - k0);
       float scale[kOutputs][kScales];

@@ -45,7 +45,7 @@ struct Answer {
   std::vector<Choice> choices;
   std::string id;
   int64_t created = std::time(nullptr);
-  Clock::time_point deadline;
+  Clock::time_point deadline = {};  // set once the request is parsed
 
   void cancel() {
     for (Choice& c : choices)

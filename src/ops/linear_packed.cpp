@@ -4,8 +4,9 @@
 //   for k:  w = P[panel, k, 0 .. kPackedPanel)           (kVecs vector loads)
 //           acc[i] += x[i, k] * w   for each row i        (one broadcast, kVecs FMAs)
 // AVX-512 builds: 12 rows x 2 vectors of 16 = 24 accumulators of the 32 registers;
-// otherwise 6 rows x 2 vectors of 8 = 12 of the 16. The panel ([C, kPackedPanel]) stays in
-// L2 while a thread runs every row tile over it; the work is split by panels.
+// otherwise 6 rows x 2 vectors of 8 = 12 of the 16. The work is split into (panel, row
+// tile) pairs, panel-major, so a thread runs a panel's row tiles one after another while
+// the panel ([C, kPackedPanel]) stays in L2.
 #include "ops/linear_packed.h"
 
 #include <algorithm>

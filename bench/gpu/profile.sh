@@ -20,12 +20,13 @@ python3 - "$OUT/ncu.csv" <<'EOF'
 import csv, collections, sys
 rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if l.startswith('"'))
         if r.get("Metric Name") == "gpu__time_duration.sum"]
-# the last step: from the last AdamW launch backwards to the one before the step's AdamW run
+# the last step: the kernels after the step before's AdamW, up to its own
 names = [r["Kernel Name"].split("(")[0] for r in rows]
 to_us = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}
 times = [float(r["Metric Value"].replace(",", "")) * to_us[r["Metric Unit"]] for r in rows]
 adam = [i for i, n in enumerate(names) if "adamw" in n.lower()]
-# AdamW runs once per parameter tensor at the end of each step: find the last two runs
+# AdamW ends each step (one launch for every tensor; one per tensor before 2026-11-27):
+# find the last two runs of AdamW launches
 runs, cur = [], [adam[0]]
 for i in adam[1:]:
     if i == cur[-1] + 1 or i - cur[-1] < 3:

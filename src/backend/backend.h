@@ -129,6 +129,8 @@ struct Backend {
   // ops/adamw.h, ops/clip.h
   Kernel<void(float*, const float*, float*, float*, int64_t, const ops::AdamWHyper&, int64_t)>
       adamw_update{"adamw_update"};
+  Kernel<void(const std::vector<ops::AdamWSpan>&, const ops::AdamWHyper&, int64_t)>
+      adamw_update_spans{"adamw_update_spans"};
   Kernel<double(const std::vector<ops::GradSpan>&, double)> clip_grad_norm{"clip_grad_norm"};
 };
 

@@ -60,6 +60,7 @@ const Backend& cpu_backend() {
       .add_positions = ops::add_positions,
       .sum_over_batch = ops::sum_over_batch,
       .adamw_update = ops::adamw_update,
+      .adamw_update_spans = ops::adamw_update_spans,
       .clip_grad_norm = ops::clip_grad_norm,
   };
   return table;

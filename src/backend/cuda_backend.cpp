@@ -10,6 +10,7 @@
 #include "cuda/device.h"
 #include "cuda/kernels.h"
 #include "cuda/products.h"
+#include "cuda/scratch.cuh"
 #include "util/error.h"
 
 namespace tinylm {
@@ -24,7 +25,8 @@ bool gpu_present(std::string* why) {
 // kernel's checks), then sums the row losses in row order, in double.
 double cross_entropy(const float* logits, const int32_t* targets, float* dlogits, int64_t N,
                      int64_t V, int32_t ignore_index) {
-  std::vector<int32_t> host_targets(N);
+  thread_local std::vector<int32_t> host_targets;
+  host_targets.resize(static_cast<size_t>(N));
   cuda::copy_to_host(host_targets.data(), targets, sizeof(int32_t) * N);
   int64_t count = 0;
   for (int64_t i = 0; i < N; ++i) {
@@ -36,10 +38,15 @@ double cross_entropy(const float* logits, const int32_t* targets, float* dlogits
     });
     ++count;
   }
-  cuda::DeviceBuffer<float> row_loss(N > 0 ? N : 1);
-  cuda::cross_entropy(logits, targets, dlogits, row_loss.data(), N, V, count, ignore_index);
+  // kept from call to call: a device allocation per call cost a step its cudaMalloc and
+  // cudaFree (which waits for the device)
+  float* row_loss = cuda::scratch<float>(cuda::ScratchSlot::kRowLoss, N);
+  cuda::cross_entropy(logits, targets, dlogits, row_loss, N, V, count, ignore_index);
+  thread_local std::vector<float> host_loss;
+  host_loss.resize(static_cast<size_t>(N));
+  cuda::copy_to_host(host_loss.data(), row_loss, sizeof(float) * host_loss.size());
   double sum = 0.0;
-  for (float loss : row_loss.download()) sum += loss;
+  for (float loss : host_loss) sum += loss;
   return count > 0 ? sum / static_cast<double>(count) : 0.0;
 }
 
@@ -86,6 +93,7 @@ const Backend& cuda_backend() {
         .add_positions = cuda::add_positions,
         .sum_over_batch = cuda::sum_over_batch,
         .adamw_update = cuda::adamw_update,
+        .adamw_update_spans = cuda::adamw_update_spans,
         .clip_grad_norm = cuda::clip_grad_norm,
     };
   }();

@@ -61,6 +61,7 @@ const Backend& ref_backend() {
       .add_positions = ops::ref::add_positions,
       .sum_over_batch = ops::ref::sum_over_batch,
       .adamw_update = ops::ref::adamw_update,
+      .adamw_update_spans = ops::ref::adamw_update_spans,
       .clip_grad_norm = ops::ref::clip_grad_norm,
   };
   return table;

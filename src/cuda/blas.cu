@@ -23,6 +23,8 @@ __global__ void scale_sets_kernel(float* C, int64_t per_set, int64_t stride_c, i
   *c = beta == 0.0f ? 0.0f : beta * *c;
 }
 
+constexpr size_t kWorkspaceBytes = size_t{32} << 20;
+
 ops::MatmulPrecision g_precision = ops::MatmulPrecision::kFp32;
 
 cublasComputeType_t compute_type() {
@@ -59,6 +61,11 @@ cublasHandle_t blas_handle() {
     TINYLM_CUBLAS_CHECK(cublasCreate(&h));
     TINYLM_CUBLAS_CHECK(cublasSetStream(h, nullptr));                // the default stream
     TINYLM_CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));  // FP32, no TF32
+    // cuBLAS's recommended workspace on Hopper (4 MiB before it): with less, it leaves
+    // out some of its kernels (split-K among them). Never freed, as the handle.
+    void* workspace = nullptr;
+    TINYLM_CUDA_CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
+    TINYLM_CUBLAS_CHECK(cublasSetWorkspace(h, workspace, kWorkspaceBytes));
     return h;
   }();
   return handle;

@@ -30,6 +30,9 @@ void activation_backward(ops::Activation a, const float* dy, const float* x, flo
 // ops/adamw.h: one AdamW step (t >= 1) of p, m, v [N] with gradient g [N].
 void adamw_update(float* p, const float* g, float* m, float* v, int64_t N, const ops::AdamWHyper& h,
                   int64_t step);
+// ops/adamw.h: every span's step in one launch (the spans' data are device memory).
+void adamw_update_spans(const std::vector<ops::AdamWSpan>& spans, const ops::AdamWHyper& h,
+                        int64_t step);
 
 // ops/cross_entropy.h, split so that nothing waits on the device: per-row losses
 //   row_loss [N] = logsumexp(logits_i) - logits_i,target (0 on ignored rows)

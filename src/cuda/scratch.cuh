@@ -1,5 +1,6 @@
 // Device scratch memory for the kernels that need room beside their outputs (attention's
-// [N, Tq, Tk] weights, widened bf16 weights, embedding's row lists, the clipping sum):
+// [N, Tq, Tk] weights, widened bf16 weights, embedding's row lists, the clipping sum, the
+// descriptors of multi-tensor launches):
 // one buffer per slot, grown when a call needs more and kept for the next call (never
 // freed: it lives as long as the program). Used from one host thread at a time, on the
 // default stream, like the rest of src/cuda.
@@ -17,6 +18,8 @@ enum class ScratchSlot : int {
                  // partial sums of dw and db [2, chunks, C]
   kIndex,        // embedding backward: the rows of each id
   kSum,          // clip_grad_norm: the sum of squares (one double)
+  kSpans,        // adamw_update_spans, clip_grad_norm: the spans' descriptors
+  kRowLoss,      // cross_entropy (the backend's): the rows' losses
   kCount
 };
 

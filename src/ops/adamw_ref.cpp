@@ -29,4 +29,10 @@ void adamw_update(float* p, const float* g, float* m, float* v, int64_t N, const
   }
 }
 
+void adamw_update_spans(const std::vector<AdamWSpan>& spans, const AdamWHyper& h, int64_t step) {
+  require(step >= 1, [&] { return "adamw: step must start at 1, got " + std::to_string(step); });
+  for (const AdamWSpan& s : spans)
+    ref::adamw_update(s.p, s.g, s.m, s.v, s.n, span_hyper(s, h), step);
+}
+
 }  // namespace tinylm::ops::ref

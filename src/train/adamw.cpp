@@ -15,13 +15,17 @@ AdamW::AdamW(ParameterList params, const AdamWConfig& config) : config_(config) 
 
 void AdamW::step(float lr) {
   ++step_;
+  thread_local std::vector<ops::AdamWSpan> spans;  // kept from call to call (the memory plan)
+  spans.clear();
+  Device device = Device::kCpu;
   for (size_t i = 0; i < params_.size(); ++i) {
     Parameter& p = *params_[i].param;
-    ops::AdamWHyper h{lr, config_.beta1, config_.beta2, config_.eps,
-                      p.decay ? config_.weight_decay : 0.0f};
-    on(p.value).adamw_update(p.value.data(), p.grad.data(), m_[i].data(), v_[i].data(),
-                             p.value.numel(), h, step_);
+    spans.push_back(
+        {p.value.data(), p.grad.data(), m_[i].data(), v_[i].data(), p.value.numel(), p.decay});
+    device = p.value.device();
   }
+  const ops::AdamWHyper h{lr, config_.beta1, config_.beta2, config_.eps, config_.weight_decay};
+  backend_for(device).adamw_update_spans(spans, h, step_);
 }
 
 double clip_gradients(const ParameterList& params, double max_norm) {

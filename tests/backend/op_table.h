@@ -219,6 +219,7 @@ void add_attention_cases(std::vector<Case>& cases);              // op_table_att
 void add_embedding_and_dropout_cases(std::vector<Case>& cases);  // op_table_training_test.cpp
 void add_cross_entropy_cases(std::vector<Case>& cases);
 void add_adamw_cases(std::vector<Case>& cases);
+void add_adamw_spans_cases(std::vector<Case>& cases);
 void add_clip_cases(std::vector<Case>& cases);
 void add_layout_cases(std::vector<Case>& cases);  // op_table_layout_test.cpp
 

@@ -56,6 +56,7 @@ const std::vector<Case>& all_cases() {
     add_embedding_and_dropout_cases(c);
     add_cross_entropy_cases(c);
     add_adamw_cases(c);
+    add_adamw_spans_cases(c);
     add_clip_cases(c);
     add_layout_cases(c);
     return c;
@@ -188,7 +189,7 @@ constexpr const char* kKernels[] = {
     "attention_forward_tiled", "attention_backward_tiled", "embedding_forward",
     "embedding_backward", "dropout_forward", "dropout_backward", "cross_entropy", "add", "scale",
     "copy", "split_heads", "join_heads", "heads_to_rows", "rows_to_heads", "add_positions",
-    "sum_over_batch", "adamw_update", "clip_grad_norm"};
+    "sum_over_batch", "adamw_update", "adamw_update_spans", "clip_grad_norm"};
 // clang-format on
 
 TEST(OpTableCases, EveryKernelOfTheTableHasCases) {

@@ -86,7 +86,8 @@ Case dropout_backward_case(int64_t N) {
 void add_embedding_and_dropout_cases(std::vector<Case>& cases) {
   using Dims = std::array<int64_t, 3>;
   for (bool backward : {false, true})
-    for (const Dims& s : {Dims{1, 1, 1}, {7, 5, 33}, {65, 7, 65}, {33, 100, 7}, {2048, 50, 768}})
+    for (const Dims& s :
+         {Dims{1, 1, 1}, {7, 5, 33}, {65, 7, 65}, {33, 100, 7}, {2048, 50, 768}, {5000, 3, 100}})
       cases.push_back(embedding_case(s[0], s[1], s[2], backward));
   for (int64_t N : {1, 7, 33, 65, 100000})
     for (float p : {0.1f, 0.5f, 0.9f}) cases.push_back(dropout_forward_case(N, p));
@@ -218,6 +219,61 @@ void add_adamw_cases(std::vector<Case>& cases) {
                                        .g_scale = 0.1f,
                                        .label = "steps 1-5 fresh"});
   cases.push_back(bounded(fresh_steps, 1e-6, {{"v", 1e-5}}));
+}
+
+namespace {
+
+// Two AdamW steps of spans of the given sizes in one call each (the trainer's), every
+// other span without weight decay; each span's p, m, v compared.
+Case adamw_spans_case(std::vector<int64_t> sizes) {
+  auto make = [=](Rng& rng) {
+    Inputs in;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      for (const char* what : {"p", "g"}) in.f[numbered(what, i)] = random_vec(sizes[i], rng);
+      in.f[numbered("m", i)] = random_vec(sizes[i], rng, 0.01f);
+      in.f[numbered("v", i)] = random_vec(sizes[i], rng, 0.01f);
+      for (float& x : in.f[numbered("v", i)]) x = x * x;  // second moments are not negative
+    }
+    return in;
+  };
+  auto run = [=](const Backend& b, const Inputs& in) {
+    struct State {
+      Tensor p, g, m, v;
+    };
+    std::vector<State> st;
+    for (size_t i = 0; i < sizes.size(); ++i)
+      st.push_back({upload(in[numbered("p", i)], b.device), upload(in[numbered("g", i)], b.device),
+                    upload(in[numbered("m", i)], b.device),
+                    upload(in[numbered("v", i)], b.device)});
+    std::vector<ops::AdamWSpan> spans;
+    for (size_t i = 0; i < sizes.size(); ++i)
+      spans.push_back(
+          {st[i].p.data(), st[i].g.data(), st[i].m.data(), st[i].v.data(), sizes[i], i % 2 == 0});
+    const ops::AdamWHyper h{3e-3f, 0.9f, 0.95f, 1e-8f, 0.1f};
+    for (int64_t step : {1, 2}) b.adamw_update_spans(spans, h, step);
+    Outputs out;
+    for (size_t i = 0; i < sizes.size(); ++i)
+      out.add(numbered("p", i), st[i].p)
+          .add(numbered("m", i), st[i].m)
+          .add(numbered("v", i), st[i].v);
+    return out;
+  };
+  std::string name = "adamw_update_spans spans=" + std::to_string(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) name += (i ? "," : " n=") + std::to_string(sizes[i]);
+  std::map<std::string, Tol> tol_for;  // the moments' sizes: as adamw_update's cases
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    tol_for[numbered("m", i)] = {1e-5, 1e-7};
+    tol_for[numbered("v", i)] = {1e-5, 1e-9};
+  }
+  return {name, ENTRY(adamw_update_spans), make, run, {1e-5, 1e-6}, tol_for};
+}
+
+}  // namespace
+
+void add_adamw_spans_cases(std::vector<Case>& cases) {
+  cases.push_back(adamw_spans_case({1, 7, 65, 100003, 0, 33, 50000, 256}));
+  cases.push_back(adamw_spans_case({300}));
+  cases.push_back(adamw_spans_case({0, 9}));  // an empty span first
 }
 
 namespace {

@@ -55,6 +55,7 @@ TEST(BackendRegistry, TheCpuTablesHaveEveryKernel) {
                          bool(b.dropout_backward),
                          bool(b.cross_entropy),
                          bool(b.adamw_update),
+                         bool(b.adamw_update_spans),
                          bool(b.clip_grad_norm)})
       EXPECT_TRUE(present) << name;
   }

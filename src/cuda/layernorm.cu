@@ -1,9 +1,14 @@
-// Layer normalisation on the GPU (CPU twin: ops/layernorm.h). One block per row for the
-// row-wise passes; dw / db (sums over rows) in two passes over tiles of rows and columns.
+// Layer normalisation on the GPU (CPU twin: ops/layernorm.h). The row-wise passes take
+// one warp per row, the row in registers (kPerLane values per lane), for rows of up to
+// kMaxWarpRow values (GPT-2's 768 and the recipes' 384: one block per row with its block
+// barriers and three reads of the row took twice the time), one block per row above;
+// dw / db (sums over rows) in two passes over tiles of rows and columns.
 #include "cuda/check.cuh"
 #include "cuda/kernels.h"
+#include "cuda/launch.cuh"
 #include "cuda/reduce.cuh"
 #include "cuda/scratch.cuh"
+#include "cuda/softmax.cuh"
 #include "util/error.h"
 
 namespace tinylm::cuda {
@@ -34,6 +39,83 @@ __global__ void layernorm_forward_kernel(const float* x, const float* w, const f
     mean[row] = mu;
     rstd[row] = rs;
   }
+}
+
+constexpr int kMaxWarpRow = 1024;
+
+// The same, one warp per row of C <= 32 * kPerLane: lane l holds columns l, l + 32, ...
+template <int kPerLane>
+__global__ void layernorm_forward_warp_kernel(const float* x, const float* w, const float* b,
+                                              float* y, float* mean, float* rstd, int64_t rows,
+                                              int C, float eps) {
+  const int64_t row = warp_row();
+  if (row >= rows) return;
+  const int lane = threadIdx.x & 31;
+  const float* xr = x + row * C;
+  float v[kPerLane];
+  float s = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i) {
+    const int c = lane + 32 * i;
+    v[i] = c < C ? xr[c] : 0.0f;
+    s += v[i];
+  }
+  const float mu = warp_sum(s) / C;
+  float sq = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i) {
+    const float d = lane + 32 * i < C ? v[i] - mu : 0.0f;
+    sq += d * d;
+  }
+  const float rs = rsqrtf(warp_sum(sq) / C + eps);
+  float* yr = y + row * C;
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i) {
+    const int c = lane + 32 * i;
+    if (c < C) yr[c] = (v[i] - mu) * rs * w[c] + (b ? b[c] : 0.0f);
+  }
+  if (lane == 0) {
+    mean[row] = mu;
+    rstd[row] = rs;
+  }
+}
+
+// dx of layernorm_backward_dx_kernel below, one warp per row of C <= 32 * kPerLane.
+template <int kPerLane>
+__global__ void layernorm_backward_dx_warp_kernel(const float* dy, const float* x, const float* w,
+                                                  const float* mean, const float* rstd, float* dx,
+                                                  int64_t rows, int C) {
+  const int64_t row = warp_row();
+  if (row >= rows) return;
+  const int lane = threadIdx.x & 31;
+  const float* dyr = dy + row * C;
+  const float* xr = x + row * C;
+  const float mu = mean[row], rs = rstd[row];
+  float g[kPerLane], xhat[kPerLane];
+  float sum_g = 0.0f, sum_gx = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i) {
+    const int c = lane + 32 * i;
+    g[i] = c < C ? dyr[c] * w[c] : 0.0f;
+    xhat[i] = c < C ? (xr[c] - mu) * rs : 0.0f;
+    sum_g += g[i];
+    sum_gx += g[i] * xhat[i];
+  }
+  const float mean_g = warp_sum(sum_g) / C;
+  const float mean_gx = warp_sum(sum_gx) / C;
+  float* dxr = dx + row * C;
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i) {
+    const int c = lane + 32 * i;
+    if (c < C) dxr[c] = rs * (g[i] - mean_g - xhat[i] * mean_gx);
+  }
+}
+
+// The values per lane of a warp-per-row kernel for rows of C <= kMaxWarpRow.
+int per_lane(int64_t C) {
+  for (int k : {4, 8, 12, 16, 24})
+    if (C <= 32 * k) return k;
+  return 32;
 }
 
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),  g = dy * w, one block per row.
@@ -67,7 +149,8 @@ __global__ void layernorm_backward_dx_kernel(const float* dy, const float* x, co
 // partial [chunks, C]; pass 2: one thread per column adds the chunks' partials in order
 // (deterministic: no atomics).
 constexpr int kTileCols = 32, kTileRows = 8;
-constexpr int64_t kChunkRows = 128;
+constexpr int64_t kChunkRows =
+    512;  // 128: pass 2's serial sums over 128 chunks took as long as pass 1
 
 __global__ void layernorm_dwdb_partial_kernel(const float* dy, const float* x, const float* mean,
                                               const float* rstd, float* partial_w, float* partial_b,
@@ -114,14 +197,46 @@ __global__ void layernorm_dwdb_sum_kernel(const float* partial_w, const float* p
 void layernorm_forward(const float* x, const float* w, const float* b, float* y, float* mean,
                        float* rstd, int64_t N, int64_t C, float eps) {
   if (N == 0) return;
-  layernorm_forward_kernel<<<N, kRowThreads>>>(x, w, b, y, mean, rstd, static_cast<int>(C), eps);
+  const int c = static_cast<int>(C);
+  if (C > kMaxWarpRow) {
+    layernorm_forward_kernel<<<rows_grid(N), kRowThreads>>>(x, w, b, y, mean, rstd, c, eps);
+  } else {
+    const unsigned blocks = blocks_for(N, kRowsPerBlock);
+    const int threads = 32 * kRowsPerBlock;
+    switch (per_lane(C)) {
+      // clang-format off
+      case 4:  layernorm_forward_warp_kernel<4><<<blocks, threads>>>(x, w, b, y, mean, rstd, N, c, eps); break;
+      case 8:  layernorm_forward_warp_kernel<8><<<blocks, threads>>>(x, w, b, y, mean, rstd, N, c, eps); break;
+      case 12: layernorm_forward_warp_kernel<12><<<blocks, threads>>>(x, w, b, y, mean, rstd, N, c, eps); break;
+      case 16: layernorm_forward_warp_kernel<16><<<blocks, threads>>>(x, w, b, y, mean, rstd, N, c, eps); break;
+      case 24: layernorm_forward_warp_kernel<24><<<blocks, threads>>>(x, w, b, y, mean, rstd, N, c, eps); break;
+      default: layernorm_forward_warp_kernel<32><<<blocks, threads>>>(x, w, b, y, mean, rstd, N, c, eps); break;
+        // clang-format on
+    }
+  }
   TINYLM_CUDA_CHECK_LAUNCH();
 }
 
 void layernorm_backward(const float* dy, const float* x, const float* w, const float* mean,
                         const float* rstd, float* dx, float* dw, float* db, int64_t N, int64_t C) {
   if (N == 0) return;
-  layernorm_backward_dx_kernel<<<N, kRowThreads>>>(dy, x, w, mean, rstd, dx, static_cast<int>(C));
+  const int c = static_cast<int>(C);
+  if (C > kMaxWarpRow) {
+    layernorm_backward_dx_kernel<<<rows_grid(N), kRowThreads>>>(dy, x, w, mean, rstd, dx, c);
+  } else {
+    const unsigned blocks = blocks_for(N, kRowsPerBlock);
+    const int threads = 32 * kRowsPerBlock;
+    switch (per_lane(C)) {
+      // clang-format off
+      case 4:  layernorm_backward_dx_warp_kernel<4><<<blocks, threads>>>(dy, x, w, mean, rstd, dx, N, c); break;
+      case 8:  layernorm_backward_dx_warp_kernel<8><<<blocks, threads>>>(dy, x, w, mean, rstd, dx, N, c); break;
+      case 12: layernorm_backward_dx_warp_kernel<12><<<blocks, threads>>>(dy, x, w, mean, rstd, dx, N, c); break;
+      case 16: layernorm_backward_dx_warp_kernel<16><<<blocks, threads>>>(dy, x, w, mean, rstd, dx, N, c); break;
+      case 24: layernorm_backward_dx_warp_kernel<24><<<blocks, threads>>>(dy, x, w, mean, rstd, dx, N, c); break;
+      default: layernorm_backward_dx_warp_kernel<32><<<blocks, threads>>>(dy, x, w, mean, rstd, dx, N, c); break;
+        // clang-format on
+    }
+  }
   TINYLM_CUDA_CHECK_LAUNCH();
   if (dw || db) {
     const int64_t chunks = (N + kChunkRows - 1) / kChunkRows;

@@ -72,10 +72,13 @@ Case layernorm_backward_case(int64_t N, int64_t C, Grads g) {
 }  // namespace
 
 void add_layernorm_cases(std::vector<Case>& cases) {
-  // odd widths, one row, many rows; 1031 is more than a CUDA block of 256 threads x 4
+  // odd widths, one row, many rows; the CUDA kernels take a warp per row holding 4, 8, 12,
+  // 16, 24 or 32 values a lane up to 1024 columns (1031: a block per row), and sum dw, db
+  // over chunks of 512 rows (1300 rows: three chunks, the last one short)
   using Dims = std::pair<int64_t, int64_t>;
   const Dims shapes[] = {{1, 1}, {7, 33}, {33, 7}, {65, 65}, {1, 768}, {300, 128}, {300, 200}};
-  const Dims cuda_test_shapes[] = {{1, 3}, {7, 77}, {9, 65}, {33, 768}, {5, 1031}};
+  const Dims cuda_test_shapes[] = {{1, 3},    {7, 77},  {9, 65},   {33, 768},  {5, 1031},
+                                   {17, 384}, {9, 500}, {5, 1000}, {1300, 96}, {3, 1024}};
   const Grads grads[] = {{true, true, true, "dw db"},
                          {true, true, false, "no-db"},
                          {true, false, false, "no-dw no-db"}};
@@ -86,8 +89,12 @@ void add_layernorm_cases(std::vector<Case>& cases) {
   }
   for (const Grads& g : grads) {
     for (auto [N, C] : shapes) cases.push_back(layernorm_backward_case(N, C, g));
-    for (auto [N, C] : cuda_test_shapes)
-      cases.push_back(bounded(layernorm_backward_case(N, C, g), 1e-5));
+    for (auto [N, C] : cuda_test_shapes) {
+      Case c = bounded(layernorm_backward_case(N, C, g), 1e-5);
+      if (N > 1000)  // float sums of 1,300 rows that cancel to ~0.03: each within 5e-4
+        for (const char* sum : {"dw", "db"}) c.tol_for[sum] = {1e-5, 5e-4, false, 1e-5};
+      cases.push_back(c);
+    }
   }
 }
 

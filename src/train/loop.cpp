@@ -17,16 +17,34 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Tokens and steps since the last logged step, for tokens/s and MFU.
+// Tokens and steps since the last logged step, for tokens/s and MFU, and the host's time
+// in each part of the steps (log.jsonl's step_ms). On a GPU the host waits for the
+// device only where a kernel's contract needs its result (a loss, clipping's norm), so a
+// part's time there is when the host got past it, not the device's time for it.
 struct Window {
   Clock::time_point start = Clock::now();
   int64_t steps = 0, tokens = 0;
   double allreduce_seconds = 0;  // in the gradient sum and the step's totals
+  double zero_grad_seconds = 0, micro_seconds = 0, clip_seconds = 0, optimizer_seconds = 0;
 };
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
+
+// The parts of a step one after another: add_to(part) adds the time since the last mark.
+class PartClock {
+ public:
+  void restart() { mark_ = Clock::now(); }
+  void add_to(double& seconds) {
+    const Clock::time_point now = Clock::now();
+    seconds += std::chrono::duration<double>(now - mark_).count();
+    mark_ = now;
+  }
+
+ private:
+  Clock::time_point mark_ = Clock::now();
+};
 
 // The loop's state between steps.
 class Loop {
@@ -115,10 +133,13 @@ bool Loop::replicas_agree() {
 Loop::StepEnd Loop::train_step() {
   const int64_t step = session_.step;
   const double lr = s_.schedule.at(step);
+  PartClock parts;
   session_.zero_grad();
+  parts.add_to(window_.zero_grad_seconds);
   const Rng batches_before = session_.batch_rng, dropout_before = session_.dropout_rng;
   bool dropped = false;
   const MicroStep mine = micro_batches(step, dropped);
+  parts.add_to(window_.micro_seconds);
   if (dropped) {
     // Ctrl-C inside a long step (one process): the step is dropped (generators as at its
     // start), so the checkpoint written next is the state after the last whole step.
@@ -149,9 +170,12 @@ Loop::StepEnd Loop::train_step() {
   const std::vector<double> norms = logged && s_.layer_norms > 0
                                         ? layer_grad_norms(session_.params(), s_.layer_norms)
                                         : std::vector<double>{};
+  parts.restart();  // the loss check and layer norms are not a part of their own
   const double grad_norm =
       clip_gradients(session_.params(), s_.grad_clip > 0 ? s_.grad_clip : 1e30);
+  parts.add_to(window_.clip_seconds);
   session_.optimizer().step(static_cast<float>(lr));
+  parts.add_to(window_.optimizer_seconds);
   ++session_.step;
   ++window_.steps;
   if (logged) log_step(loss, lr, grad_norm, norms);
@@ -175,6 +199,12 @@ void Loop::log_step(double loss, double lr, double grad_norm, const std::vector<
     entry["mfu"] = mfu;
   }
   if (s_.layer_norms > 0) entry["grad_norm_layers"] = norms;
+  const double per_step_ms = 1e3 / static_cast<double>(std::max<int64_t>(window_.steps, 1));
+  entry["step_ms"] = {{"all", secs * per_step_ms},
+                      {"zero_grad", window_.zero_grad_seconds * per_step_ms},
+                      {"forward_backward", window_.micro_seconds * per_step_ms},
+                      {"clip", window_.clip_seconds * per_step_ms},
+                      {"optimizer", window_.optimizer_seconds * per_step_ms}};
   if (comm_.size() > 1)  // the time a step spends summing over the ranks (waits included)
     entry["allreduce_ms"] = 1e3 * window_.allreduce_seconds / static_cast<double>(window_.steps);
   progress_.step(step - 1, loss, lr, tps, mfu);

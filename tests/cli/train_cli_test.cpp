@@ -65,6 +65,33 @@ TEST(TrainCli, ResumeContinuesBitIdentically) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(TrainCli, EachLoggedStepSaysWhereItsTimeWent) {
+  const std::string dir = fresh_dir("step_ms");
+  const std::string cfg = tiny_config(dir);
+  auto run = run_tinylm("train --quiet --config " + cfg + " --out " + dir + "/run");
+  ASSERT_EQ(run.code, 0) << run.output;
+  std::ifstream in(dir + "/run/log.jsonl");
+  std::string line;
+  int steps = 0;
+  while (std::getline(in, line)) {
+    const auto j = nlohmann::json::parse(line);
+    if (!j.contains("loss")) continue;
+    ++steps;
+    ASSERT_TRUE(j.contains("step_ms")) << line;
+    const auto& ms = j["step_ms"];
+    double parts = 0;
+    for (const char* part : {"zero_grad", "forward_backward", "clip", "optimizer"}) {
+      ASSERT_TRUE(ms.contains(part)) << part << " in " << line;
+      EXPECT_GE(ms[part].get<double>(), 0.0) << part;
+      parts += ms[part].get<double>();
+    }
+    EXPECT_GT(ms["forward_backward"].get<double>(), 0.0) << line;
+    EXPECT_LE(parts, ms["all"].get<double>() * (1 + 1e-9)) << line;  // parts of one step's time
+  }
+  EXPECT_EQ(steps, 20);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(TrainCli, InterruptSavesACheckpointAndResumes) {
   const std::string dir = fresh_dir("sigint");
   const std::string cfg = tiny_config(dir, R"(, "max_steps": 1000000, "checkpoint_interval": 1000000)");

@@ -1,9 +1,9 @@
 // AdamW on the GPU (CPU twin: ops/adamw.h), one thread per element; the bias corrections
 // are computed once on the host in double, as the CPU version does. adamw_update_spans
-// updates every tensor of a model in one launch: the spans' descriptors go to the device
-// (an asynchronous copy, ordered before the launch on the default stream), each with the
-// first block of the grid that is its own; a block finds its span by binary search. One
-// launch instead of one per tensor: a step's ~80 small launches were bound by the host.
+// updates every tensor of a model in one launch (cuda/spans.cuh): the spans' descriptors
+// go to the device with an asynchronous copy, ordered before the launch on the default
+// stream. One launch instead of one per tensor: a step's ~80 small launches were bound by
+// the host.
 #include <climits>
 #include <cmath>
 #include <string>
@@ -14,6 +14,7 @@
 #include "cuda/kernels.h"
 #include "cuda/launch.cuh"
 #include "cuda/scratch.cuh"
+#include "cuda/spans.cuh"
 #include "util/error.h"
 
 namespace tinylm::cuda {
@@ -68,15 +69,7 @@ struct SpanOnDevice {
 
 // spans [count] by first_block, ascending; blockDim.x = kThreads.
 __global__ void adamw_spans_kernel(const SpanOnDevice* spans, int count, Moments a) {
-  int lo = 0, hi = count - 1;  // the last span whose first block is at or before this one
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (spans[mid].first_block <= blockIdx.x)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  const SpanOnDevice& s = spans[lo];
+  const SpanOnDevice& s = span_of_block(spans, count);
   const int64_t i = static_cast<int64_t>(blockIdx.x - s.first_block) * blockDim.x + threadIdx.x;
   if (i < s.n) adamw_element(s.p, s.g, s.m, s.v, i, a, s.weight_decay);
 }

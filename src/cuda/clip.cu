@@ -1,7 +1,7 @@
 // Global-norm gradient clipping on the GPU (CPU twin: ops/clip.h). The spans' data are
 // device memory: the squares of all spans are summed in double by one grid-stride launch
-// (each span gets up to kMaxBlocks blocks, found by binary search as in adamw.cu; block
-// sums added to one double with atomicAdd), the total is downloaded once, and the host
+// (cuda/spans.cuh; each span gets up to kMaxBlocks blocks; block sums added to one double
+// with atomicAdd), the total is downloaded once, and the host
 // computes norm and coef in double as ops::ref does; when coef < 1 every span is scaled
 // by float(g * coef) (g widened to double, as ref), again in one launch.
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include "cuda/kernels.h"
 #include "cuda/launch.cuh"
 #include "cuda/scratch.cuh"
+#include "cuda/spans.cuh"
 
 namespace tinylm::cuda {
 
@@ -30,19 +31,6 @@ struct GradOnDevice {
 __device__ double warp_sum_double(double v) {
   for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
   return v;
-}
-
-// The span of this block (spans [count] by first_block, ascending).
-__device__ const GradOnDevice& span_of_block(const GradOnDevice* spans, int count) {
-  int lo = 0, hi = count - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (spans[mid].first_block <= blockIdx.x)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  return spans[lo];
 }
 
 // *total += sum of g^2 over every span (in double), blockDim.x = kThreads.

@@ -49,12 +49,6 @@ __device__ void adamw_element(float* p, const float* g, float* m, float* v, int6
   v[i] = vi;
 }
 
-__global__ void adamw_kernel(float* p, const float* g, float* m, float* v, int64_t N, Moments a,
-                             float weight_decay) {
-  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < N) adamw_element(p, g, m, v, i, a, weight_decay);
-}
-
 // One span of adamw_update_spans on the device: its tensors, size, decay and the first
 // block of the grid that works on it.
 struct SpanOnDevice {
@@ -76,12 +70,10 @@ __global__ void adamw_spans_kernel(const SpanOnDevice* spans, int count, Moments
 
 }  // namespace
 
+// One tensor: a step of one span (with decay: h.weight_decay as given).
 void adamw_update(float* p, const float* g, float* m, float* v, int64_t N, const ops::AdamWHyper& h,
                   int64_t step) {
-  const Moments a = moments_of(h, step);
-  if (N == 0) return;
-  adamw_kernel<<<blocks_for(N), kThreads>>>(p, g, m, v, N, a, h.weight_decay);
-  TINYLM_CUDA_CHECK_LAUNCH();
+  cuda::adamw_update_spans({{p, g, m, v, N, true}}, h, step);
 }
 
 void adamw_update_spans(const std::vector<ops::AdamWSpan>& spans, const ops::AdamWHyper& h,

@@ -25,22 +25,33 @@ json body(int i) {
           {"stream", true}};
 }
 
+// What a request that did not end with [DONE] got: enough to tell a cut stream from an
+// error event or a failed connection when it happens under load.
+std::string what_went_wrong(const httplib::Result& r) {
+  if (!r) return "<no answer: " + httplib::to_string(r.error()) + ">";
+  const std::string& body = r->body;
+  return "<no [DONE]: status " + std::to_string(r->status) + ", " + std::to_string(body.size()) +
+         " bytes, Transfer-Encoding '" + r->get_header_value("Transfer-Encoding") +
+         "', ends with '" + body.substr(body.size() > 160 ? body.size() - 160 : 0) + "'>";
+}
+
 // The streamed text of one request (and whether it ended with [DONE]).
 std::string stream_text(TestServer& server, int i, bool* done) {
   auto c = server.client();
   auto r = c.Post("/v1/completions", body(i).dump(), "application/json");
-  if (!r || r->status != 200) return "<no answer>";
-  std::string text;
   *done = false;
+  if (!r || r->status != 200) return what_went_wrong(r);
+  std::string text;
   for (const std::string& p : sse_payloads(r->body)) {
     if (p == "[DONE]") {
       *done = true;
       continue;
     }
     const json chunk = json::parse(p);
+    if (!chunk.contains("choices")) return "<event without choices: " + p + ">";
     if (!chunk["choices"].empty()) text += chunk["choices"][0]["text"].get<std::string>();
   }
-  return text;
+  return *done ? text : what_went_wrong(r);
 }
 
 int64_t rss_bytes() {
@@ -55,8 +66,7 @@ std::vector<std::string> all_at_once(TestServer& server) {
   for (int i = 0; i < kClients; ++i)
     clients.push_back(std::async(std::launch::async, [&server, i] {
       bool done = false;
-      std::string text = stream_text(server, i, &done);
-      return done ? text : "<no [DONE]>";
+      return stream_text(server, i, &done);
     }));
   std::vector<std::string> texts;
   for (auto& c : clients) texts.push_back(c.get());
@@ -69,7 +79,7 @@ TEST(Load, SixteenStreamingClientsGetTheirTextsAloneAndMemoryStaysBounded) {
   for (int i = 0; i < kClients; ++i) {
     bool done = false;
     alone.push_back(stream_text(server, i, &done));
-    ASSERT_TRUE(done);
+    ASSERT_TRUE(done) << alone.back();
   }
   EXPECT_EQ(all_at_once(server), alone);  // the first round sizes every buffer
   const int64_t before = rss_bytes();

@@ -60,7 +60,9 @@ GPT& prepare_for_serving(OpenedModel& loaded, std::optional<nn::DecodeWeights> d
 
 int serve(const ServeOptions& options) {
   const sigset_t stop_signals = block_stop_signals();
-  auto owned = std::make_unique<Server>(options.server);
+  ServerOptions server_options = options.server;
+  server_options.http_threads = http_threads_for(options.engine);
+  auto owned = std::make_unique<Server>(server_options);
   Server& server = *owned;
   const int port = server.bind();
   std::thread http([&server] { server.run(); });

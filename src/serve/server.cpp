@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <sstream>
 #include <thread>
@@ -52,9 +53,16 @@ std::string status_text(int status) {
 
 }  // namespace
 
+int http_threads_for(const EngineOptions& engine) {
+  constexpr int64_t kQuickRoutes = 4, kMost = 1024;
+  return static_cast<int>(std::min(engine.parallel + engine.queue_limit + kQuickRoutes, kMost));
+}
+
 Server::Server(ServerOptions options)
     : options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
   http_->set_payload_max_length(options_.max_body_bytes);
+  const size_t threads = static_cast<size_t>(std::max(1, options_.http_threads));
+  http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   routes();
 }
 

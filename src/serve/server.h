@@ -36,7 +36,16 @@ struct ServerOptions {
   std::string cors_origin;  // "": no CORS headers
   size_t max_body_bytes = 1 << 20;
   int request_timeout_seconds = 600;  // a request still running then is cancelled
+  // Connections handled at once (httplib's thread pool; each request holds one thread
+  // until it is answered, a stream until its end). Beyond it, connections wait unread.
+  // serve() and the tests size it with http_threads_for(the engine's options).
+  int http_threads = 8;
 };
+
+// Threads enough for every request the engine can hold (running and queued), so that a
+// request past the queue gets its 503 at once, plus a few for /health, /metrics and the
+// other quick routes while the slots are busy.
+int http_threads_for(const EngineOptions& engine);
 
 // The model a server answers with, once loaded.
 struct ServedModel {

@@ -27,6 +27,7 @@ class TestServer {
   TestServer(ServerOptions server, EngineOptions engine, OpenedModel loaded)
       : loaded_(std::move(loaded)) {
     server.port = 0;
+    server.http_threads = http_threads_for(engine);           // as serve.cpp sizes it
     GPT& model = prepare_for_serving(loaded_, std::nullopt);  // as serve.cpp loads it
     engine_ = std::make_unique<Engine>(model, *loaded_.tokenizer, engine);
     server_ = std::make_unique<Server>(server);

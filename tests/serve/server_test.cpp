@@ -354,13 +354,52 @@ TEST(Server, BodyLimit) {
   EXPECT_EQ(c.Get("/health")->status, 200);
 }
 
-// /metrics has `name value` for name (the first such line).
-std::string metric(httplib::Client& c, const std::string& name) {
-  const std::string body = c.Get("/metrics")->body;
+// The value of the first `name value` line of a /metrics text ("" when there is none).
+std::string metric_in(const std::string& metrics, const std::string& name) {
+  const std::string body = "\n" + metrics;
   const size_t at = body.find("\n" + name + " ");
   return at == std::string::npos
              ? ""
              : body.substr(at + name.size() + 2, body.find('\n', at + 1) - at - name.size() - 2);
+}
+
+std::string metric(httplib::Client& c, const std::string& name) {
+  const auto r = c.Get("/metrics");
+  return r ? metric_in(r->body, name) : "";
+}
+
+// A stream of up to 1000 tokens that the client reads until `release`, then leaves (the
+// server cancels it); returns the answer's status.
+int stream_until_released(const TestServer& server, const std::atomic<bool>& release) {
+  auto own = server.client();
+  int status = 0;
+  httplib::Request req;
+  req.method = "POST";
+  req.path = "/v1/completions";
+  req.body =
+      json({{"prompt", "a"}, {"max_tokens", 1000}, {"stream", true}, {"ignore_eos", true}}).dump();
+  req.set_header("Content-Type", "application/json");
+  req.response_handler = [&status](const httplib::Response& r) {
+    status = r.status;
+    return true;
+  };
+  req.content_receiver = [&release](const char*, size_t, uint64_t, uint64_t) {
+    return !release.load();
+  };
+  own.send(req);
+  return status;
+}
+
+// Polls /metrics until name reads value (a bounded number of times; false at once when
+// /metrics does not answer).
+bool wait_for_metric(httplib::Client& c, const std::string& name, const std::string& value) {
+  for (int i = 0; i < 4000; ++i) {
+    const auto r = c.Get("/metrics");
+    if (!r) return false;
+    if (metric_in(r->body, name) == value) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
 }
 
 // With the one slot busy and the queue (of one) full, the next request gets 503 in
@@ -371,37 +410,48 @@ TEST(Server, AFullQueueAnswers503) {
   TestServer server({}, {.parallel = 1, .queue_limit = 1}, testing::slow_model());
   auto c = server.client();
   std::atomic<bool> release{false};
-  const auto stream_until_released = [&server, &release] {
-    auto own = server.client();
-    int status = 0;
-    httplib::Request req;
-    req.method = "POST";
-    req.path = "/v1/completions";
-    req.body = json({{"prompt", "a"}, {"max_tokens", 1000}, {"stream", true}, {"ignore_eos", true}})
-                   .dump();
-    req.set_header("Content-Type", "application/json");
-    req.response_handler = [&status](const httplib::Response& r) {
-      status = r.status;
-      return true;
-    };
-    req.content_receiver = [&release](const char*, size_t, uint64_t, uint64_t) {
-      return !release.load();
-    };
-    own.send(req);
-    return status;
-  };
-  auto running = std::async(std::launch::async, stream_until_released);
-  for (int i = 0; i < 2000 && metric(c, "tinylm_slots_busy") != "1"; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  auto waiting = std::async(std::launch::async, stream_until_released);
-  for (int i = 0; i < 2000 && metric(c, "tinylm_queue_length") != "1"; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  auto running =
+      std::async(std::launch::async, [&] { return stream_until_released(server, release); });
+  EXPECT_TRUE(wait_for_metric(c, "tinylm_slots_busy", "1"));
+  auto waiting =
+      std::async(std::launch::async, [&] { return stream_until_released(server, release); });
+  EXPECT_TRUE(wait_for_metric(c, "tinylm_queue_length", "1"));
   const auto refused = post(c, "/v1/completions", {{"prompt", "a"}, {"max_tokens", 1}});
   expect_error(refused, 503);
   EXPECT_EQ(json_of(refused)["error"]["code"], "server_busy");
   release = true;
   EXPECT_EQ(running.get(), 200);
   EXPECT_EQ(waiting.get(), 200);
+}
+
+// Every request the engine can hold has a connection: with more of them waiting than
+// httplib's default pool of 8 threads, the queue still fills to its limit, /health and
+// /metrics still answer, and the next request gets its 503 at once.
+TEST(Server, AQueueLongerThanEightStillAnswersHealthAnd503) {
+  constexpr int kQueue = 12;
+  TestServer server({}, {.parallel = 1, .queue_limit = kQueue}, testing::slow_model());
+  auto c = server.client();
+  std::atomic<bool> release{false};
+  std::vector<std::future<int>> held;
+  struct ReleaseOnExit {  // however the test ends, the held streams end before it waits on them
+    std::atomic<bool>& release;
+    ~ReleaseOnExit() { release = true; }
+  } release_on_exit{release};
+  const auto hold = [&] {
+    held.push_back(
+        std::async(std::launch::async, [&] { return stream_until_released(server, release); }));
+  };
+  hold();
+  EXPECT_TRUE(wait_for_metric(c, "tinylm_slots_busy", "1"));
+  for (int i = 0; i < kQueue; ++i) hold();
+  EXPECT_TRUE(wait_for_metric(c, "tinylm_queue_length", std::to_string(kQueue)));
+  const auto health = c.Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  const auto refused = post(c, "/v1/completions", {{"prompt", "a"}, {"max_tokens", 1}});
+  expect_error(refused, 503);
+  release = true;
+  for (auto& h : held) EXPECT_EQ(h.get(), 200);
 }
 
 // A request still running at the server's limit (--timeout; 0 s here, so every one is

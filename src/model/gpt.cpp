@@ -129,7 +129,9 @@ Tensor GPT::forward_cached(const int32_t* ids, std::span<const int64_t> counts,
   const Tensor normed = ln_f.forward(cached_last_);
   cached_logits_.ensure_shape({S, V}, device_);
   const float* bias = config_.head_bias ? lm_head_bias.value.data() : nullptr;
-  if (R == S && device_ == Device::kCpu && head_copy_.serves(S))  // decode steps
+  // The head reads S rows (one per sequence) after a prompt as after a decode step, so
+  // both choose their next token from the same copy of the head.
+  if (device_ == Device::kCpu && head_copy_.serves(S))
     head_copy_.forward(normed.data(), bias, cached_logits_.data(), S);
   else
     on(normed).linear_forward(normed.data(), head_weight().value.data(), bias,

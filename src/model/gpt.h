@@ -74,7 +74,8 @@ class GPT {
   // Decode steps read copies of the linear layers' and the head's weights in `type`
   // (nn/decode_weights.h: f16, bf16 or Q8_0, fewer bytes for a bandwidth-bound step;
   // kF32: none), and products of more rows (a prompt) read packed float32 copies of the
-  // blocks' linear layers (nn/prompt_weights.h), for every type. For inference: call it
+  // blocks' linear layers (nn/prompt_weights.h), for every type. The head reads the copy
+  // after a prompt too: it multiplies only each sequence's last row. For inference: call it
   // after the weights are final (the copies are not updated). A CPU path: on another
   // device the float32 weights stay in use.
   void set_decode_weights(nn::DecodeWeights type);

@@ -363,11 +363,6 @@ std::string metric_in(const std::string& metrics, const std::string& name) {
              : body.substr(at + name.size() + 2, body.find('\n', at + 1) - at - name.size() - 2);
 }
 
-std::string metric(httplib::Client& c, const std::string& name) {
-  const auto r = c.Get("/metrics");
-  return r ? metric_in(r->body, name) : "";
-}
-
 // A stream of up to 1000 tokens that the client reads until `release`, then leaves (the
 // server cancels it); returns the answer's status.
 int stream_until_released(const TestServer& server, const std::atomic<bool>& release) {

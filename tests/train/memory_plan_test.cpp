@@ -72,7 +72,9 @@ TEST(MeasuredMemoryPlan, TrainingStepsAfterTheFirstAllocateNothing) {
               opt.step(1e-3f);
             },
             /*print=*/true);
-        if (step > 1) EXPECT_EQ(allocations, 0) << "training step " << step;
+        if (step > 1) {
+          EXPECT_EQ(allocations, 0) << "training step " << step;
+        }
       }
     }
   }
@@ -92,7 +94,9 @@ TEST(MeasuredMemoryPlan, DecodingStepsAfterTheFirstAllocateNothing) {
       for (int64_t t = 8; t < kSeq; ++t) {
         const int64_t allocations =
             allocations_during([&] { model.forward_cached(ids.data() + t, 1, cache); });
-        if (t > 8) EXPECT_EQ(allocations, 0) << "decoding step at position " << t;
+        if (t > 8) {
+          EXPECT_EQ(allocations, 0) << "decoding step at position " << t;
+        }
       }
     }
   }

@@ -104,9 +104,12 @@ class GPT {
   nn::LayerNorm ln_f;
   Parameter lm_head_weight;  // [V, C], only when the head is untied
   Parameter lm_head_bias;    // [V], only with head_bias
+  // The head's matrix [V, C]: the token embedding when the head is tied, else
+  // lm_head_weight.
+  Parameter& head_weight() { return config_.tie_head ? wte.weight : lm_head_weight; }
+  const Parameter& head_weight() const { return config_.tie_head ? wte.weight : lm_head_weight; }
 
  private:
-  Parameter& head_weight() { return config_.tie_head ? wte.weight : lm_head_weight; }
   // -1 when the embeddings train (backward goes all the way down), else the index of the
   // lowest block that trains, n_layer when none does.
   int64_t lowest_trained_block() const;

@@ -105,8 +105,7 @@ void expect_decode_close_to_float32(nn::DecodeWeights type, double tolerance) {
   const Tensor hidden = model->forward_hidden(ids.data(), 1, long_prompt);  // [1, T, C]
   const int64_t C = model->config().d_model;
   nn::DecodeCopy head;
-  head.make(model->config().tie_head ? model->wte.weight.value : model->lm_head_weight.value,
-            type);
+  head.make(model->head_weight().value, type);
   std::vector<float> body_f32_head_copy(V);
   head.forward(hidden.data() + (long_prompt - 1) * C,
                model->config().head_bias ? model->lm_head_bias.value.data() : nullptr,

@@ -70,8 +70,7 @@ int64_t instance_forward_flops(GPT& model) {
     flops += 2 * pairs * dh;  // scores q k^T
     flops += 2 * pairs * dh;  // att @ v
   }
-  const Tensor& head =
-      model.config().tie_head ? model.wte.weight.value : model.lm_head_weight.value;  // [V, C]
+  const Tensor& head = model.head_weight().value;  // [V, C]
   flops += 2 * tokens * head.dim(1) * head.dim(0);
   return flops;
 }

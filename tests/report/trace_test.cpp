@@ -158,7 +158,7 @@ TEST(Trace, FinalResidualThroughLnFAndTheHeadGivesTheModelsLogits) {
                   1e-5);
 
     const Tensor normed = model.ln_f.forward(trace.final_residual).clone();
-    const Tensor& head = v.tie_head ? model.wte.weight.value : model.lm_head_weight.value;
+    const Tensor& head = model.head_weight().value;
     std::vector<float> logits(T * V);
     ops::ref::linear_forward(normed.data(), head.data(),
                              v.tie_head ? nullptr : model.lm_head_bias.value.data(), logits.data(),

@@ -6,6 +6,8 @@
 // the rounding of the weights (docs/performance.md measures it on GPT-2).
 //   to_bf16:             w [n] float32 -> [n] bf16, rounded to nearest even (NaN kept NaN)
 //   linear_forward_bf16: x [N, C], W [OC, C] bf16, b [OC] (may be null) -> y [N, OC] = x W^T + b
+// Each output is one dot product in the fixed order of ops/linear_16bit.h (as f16.h's), so
+// the result does not depend on the instruction set, the thread count or the other rows.
 #pragma once
 #include <cstdint>
 

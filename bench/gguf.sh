@@ -3,7 +3,9 @@
 # exported at F32, F16 and Q8_0, batch 1, a 64-token prompt then 128 greedy tokens,
 # 2 threads. Prefill and decode tokens/s, each the median of 3 rounds; a round runs
 # tinylm's bench/generate_speed then llama.cpp's bench/gguf/llama_speed.mjs, one process
-# each, both timed warm (each program runs an untimed pass first). llama.cpp is npm
+# each, both timed warm (each program runs an untimed pass first) and each giving the
+# median of 3 passes (one timed prefill is one 60-160 ms reading, and some hosts move by
+# 2x between consecutive ones). llama.cpp is npm
 # node-llama-cpp compiled for this CPU, installed once into a cache outside the clone
 # (bench/gguf/install.sh). The table gives the ratios (tinylm's decode target: >= 1.3x
 # llama.cpp's) and each decode as a fraction of its memory-bandwidth bound.
@@ -11,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
-prompt=64 new=128 threads=2 rounds=3
+prompt=64 new=128 threads=2 rounds=3 passes=3
 source bench/cpu_line.sh
 cpu_line
 for bin in tinylm generate_speed; do
@@ -55,7 +57,7 @@ for pair in f32:f32 f16:f16 q8_0:q8_0; do
   t_pre="" t_dec="" mb="" triad="" l_pre="" l_dec=""
   for ((r = 1; r <= rounds; ++r)); do
     out=$("$BUILD/generate_speed" --model "$file" --decode "$decode" --prompt "$prompt" \
-            --new "$new" --threads "$threads" --rounds 1 --uncached-new 0) ||
+            --new "$new" --threads "$threads" --rounds "$passes" --uncached-new 0) ||
       { echo "$out"; echo "gguf.sh: $BUILD/generate_speed failed on $file" >&2; exit 1; }
     line=$(grep "^tinylm .* decode $decode: " <<<"$out") ||
       { echo "$out"; echo "gguf.sh: no result line from generate_speed" >&2; exit 1; }
@@ -66,7 +68,7 @@ for pair in f32:f32 f16:f16 q8_0:q8_0; do
     triad+="$(pick "triad $num GB/s" "$line")"$'\n'
     if [ "$llama" = yes ]; then
       out=$(node bench/gguf/llama_speed.mjs --model "$file" --prompt "$prompt" --new "$new" \
-              --threads "$threads" --rounds 1) ||
+              --threads "$threads" --rounds "$passes") ||
         { echo "$out"; echo "gguf.sh: llama_speed.mjs failed on $file" >&2; exit 1; }
       if [ "$shown" = no ]; then  # which llama.cpp, once: its build and instruction sets
         grep -E '^llama.cpp (build|system info):' <<<"$out"; shown=yes
@@ -86,7 +88,7 @@ done
 # tokens/s = triad bandwidth / weight bytes per token. tinylm's bytes come from its own
 # line; llama.cpp's are taken as the same bytes for that type (an approximation: both
 # read the same matrices at the same width: 4, 2 or 34/32 bytes a weight).
-echo "== GGUF speed, GPT-2 124M shape, medians of $rounds rounds (tokens/s; ratio = tinylm / llama.cpp)"
+echo "== GGUF speed, GPT-2 124M shape, medians of $rounds rounds of $passes passes (tokens/s; ratio = tinylm / llama.cpp)"
 printf '%s' "$rows" | awk -v prompt="$prompt" '
   function ratio(a, b) { return (a == "-" || b == "-" || b == 0) ? "-" : sprintf("%.2fx", a / b) }
   function part(v, bound) { return (v == "-" || bound == 0) ? "-" : sprintf("%.0f%%", 100 * v / bound) }

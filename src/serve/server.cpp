@@ -1,6 +1,7 @@
 #include "serve/server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <chrono>
@@ -63,6 +64,10 @@ Server::Server(ServerOptions options)
   http_->set_payload_max_length(options_.max_body_bytes);
   const size_t threads = static_cast<size_t>(std::max(1, options_.http_threads));
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  http_->set_socket_options([this](socket_t sock) {
+    httplib::default_socket_options(sock);
+    listen_socket_ = sock;
+  });
   routes();
 }
 
@@ -74,6 +79,11 @@ int Server::bind() {
                        : (http_->bind_to_port(options_.host, options_.port) ? options_.port : -1);
   require(port > 0, "cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
                         " (in use, or not an address of this machine)");
+  // Debian's compiled cpp-httplib listens with a queue of 5 connections not yet accepted;
+  // more clients connecting at once than that overflow it (the kernel drops their
+  // handshakes, and a client can wait a minute for an answer). Listening again on the
+  // same socket sets a deeper queue (Linux: the system's limit, somaxconn).
+  if (listen_socket_ >= 0) ::listen(listen_socket_, SOMAXCONN);
   return port;
 }
 

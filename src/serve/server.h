@@ -83,6 +83,7 @@ class Server {
 
   ServerOptions options_;
   std::unique_ptr<httplib::Server> http_;
+  int listen_socket_ = -1;  // httplib's listening socket, seen as it is made
   std::atomic<bool> ready_{false};
   std::atomic<bool> running_{false}, stop_requested_{false};  // run() and stop() meeting
   ServedModel model_;

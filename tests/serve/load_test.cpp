@@ -1,6 +1,9 @@
 // 16 streaming clients at once on 8 slots, 64 tokens each: every one completes with the
 // text it gets alone, and the server's memory stays bounded over repeated rounds.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -87,6 +90,33 @@ TEST(Load, SixteenStreamingClientsGetTheirTextsAloneAndMemoryStaysBounded) {
   const int64_t after = rss_bytes();
   EXPECT_LT(after - before, int64_t{32} << 20) << "RSS " << before << " -> " << after;
   EXPECT_EQ(server.engine().stats().busy, 0);
+}
+
+// The longest queue of connections not yet accepted that the socket listening on port
+// allows (Linux reports it in TCP_INFO's tcpi_sacked for a listening socket; -1: none).
+int64_t listen_backlog(int port) {
+  for (int fd = 0; fd < 4096; ++fd) {
+    int listening = 0;
+    socklen_t size = sizeof listening;
+    sockaddr_in address{};
+    socklen_t address_size = sizeof address;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) != 0 || !listening) continue;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&address), &address_size) != 0) continue;
+    if (address.sin_family != AF_INET || ntohs(address.sin_port) != port) continue;
+    tcp_info info{};
+    socklen_t info_size = sizeof info;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &info_size) != 0) return -1;
+    return info.tcpi_sacked;
+  }
+  return -1;
+}
+
+// 16 clients connecting at once must not overflow the queue of connections waiting for
+// accept (cpp-httplib's own is 5: the kernel then drops handshakes and a client can
+// hear nothing for a minute).
+TEST(Load, TheListenQueueHoldsManyClientsConnectingAtOnce) {
+  TestServer server;
+  EXPECT_GE(listen_backlog(server.port()), 128);
 }
 
 }  // namespace

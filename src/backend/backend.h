@@ -89,12 +89,13 @@ struct Backend {
   Kernel<void(const float*, const float*, const float*, const float*, const float*, const float*,
               float*, float*, float*, const ops::AttentionShape&, float)>
       attention_backward{"attention_backward"};
-  // ... or recomputed from the rows' log-sum-exp (training without attention dropout)
+  // ... or recomputed from the rows' log-sum-exp, the dropout mask from its key (training)
   Kernel<void(const float*, const float*, const float*, float*, float*, const ops::AttentionShape&,
-              float, const ops::AttentionMask&)>
+              float, const ops::AttentionMask&, float, uint64_t)>
       attention_forward_tiled{"attention_forward_tiled"};
   Kernel<void(const float*, const float*, const float*, const float*, const float*, const float*,
-              float*, float*, float*, const ops::AttentionShape&, float, const ops::AttentionMask&)>
+              float*, float*, float*, const ops::AttentionShape&, float, const ops::AttentionMask&,
+              float, uint64_t)>
       attention_backward_tiled{"attention_backward_tiled"};
 
   // ops/embedding.h, ops/dropout.h

@@ -30,6 +30,9 @@ struct MaskView {
   }
 };
 
+// Dropout's probability must be in [0, 1] (InputError).
+void check_dropout(float p);
+
 // The shape and mask checks of the CPU kernels (InputError); then the kernels' view.
 MaskView check(const ops::AttentionShape& s, const ops::AttentionMask& mask);
 
@@ -38,7 +41,9 @@ void scores(const float* q, const float* k, float* S, const ops::AttentionShape&
 
 // In place over S [N, Tq, Tk]: the masked row softmax (weights A); lse [N, Tq] (if not
 // null) gets each row's log-sum-exp of the masked scores, -inf for a row with no key.
-void masked_softmax(float* S, float* lse, const ops::AttentionShape& s, const MaskView& m);
+// With dropout (p > 0): A * mask instead (the mask drawn from key, not stored).
+void masked_softmax(float* S, float* lse, const ops::AttentionShape& s, const MaskView& m,
+                    float p = 0.0f, uint64_t key = 0);
 
 // The same (no lse), then dropout in the same pass (0 < p <= 1): drop_mask [N, Tq, Tk]
 // drawn from key by ops::dropout_draw_mask's rule, dropped [N, Tq, Tk] = A * drop_mask.

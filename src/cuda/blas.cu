@@ -75,6 +75,10 @@ void set_matmul_precision(ops::MatmulPrecision p) {
   g_precision = p;
 }
 
+ops::MatmulPrecision matmul_precision() {
+  return g_precision;
+}
+
 void gemm(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K, bool trans_a,
           bool trans_b, float alpha, float beta, const GemmSets& sets) {
   if (sets.batch <= 0 || M <= 0 || N <= 0) return;

@@ -14,11 +14,16 @@
 
 #include <cstdint>
 
+#include "ops/precision.h"
+
 namespace tinylm::cuda {
 
 void check_cublas(cublasStatus_t status, const char* call);
 
 cublasHandle_t blas_handle();
+
+// What set_matmul_precision (cuda/kernels.h) set last.
+ops::MatmulPrecision matmul_precision();
 
 struct GemmSets {
   int64_t batch = 1;

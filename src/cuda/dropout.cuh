@@ -6,13 +6,13 @@
 
 #include <cstdint>
 
-#include "util/counter_rng.h"
+#include "ops/dropout_keep.h"
 
 namespace tinylm::cuda {
 
 // Element i of the mask of key: scale = 1 / (1 - p) where kept, 0 where dropped.
 __device__ inline float dropout_keep(uint64_t key, int64_t i, float p, float scale) {
-  return counter_uniform(key, static_cast<uint64_t>(i)) >= p ? scale : 0.0f;
+  return ops::dropout_keep(key, static_cast<uint64_t>(i), p, scale);
 }
 
 }  // namespace tinylm::cuda

@@ -87,6 +87,10 @@ void sum_over_batch(const float* dx, float* dpos, int64_t B, int64_t TC);
 // How every matrix product computes from now on (ops/precision.h; fp32 until set).
 void set_matmul_precision(ops::MatmulPrecision p);
 
+// Whether tiled attention may take the fused tensor-core kernels (cuda/flash_attention.cuh)
+// from now on; off unless set (or TINYLM_CUDA_FLASH=1): for now they are the slower path.
+void set_flash_attention(bool on);
+
 // Helpers of the kernels above (no ops/ twin): x [n] = value; y [n] = a * b. (Dropout
 // masks are drawn inside the kernels that apply them: cuda/dropout.cuh.)
 void fill(float* x, int64_t n, float value);

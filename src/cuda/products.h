@@ -39,10 +39,11 @@ void attention_backward(const float* dy, const float* q, const float* k, const f
                         const ops::AttentionShape& s, float scale);
 void attention_forward_tiled(const float* q, const float* k, const float* v, float* y, float* lse,
                              const ops::AttentionShape& s, float scale,
-                             const ops::AttentionMask& mask);
+                             const ops::AttentionMask& mask, float dropout_p, uint64_t dropout_key);
 void attention_backward_tiled(const float* dy, const float* q, const float* k, const float* v,
                               const float* y, const float* lse, float* dq, float* dk, float* dv,
                               const ops::AttentionShape& s, float scale,
-                              const ops::AttentionMask& mask);
+                              const ops::AttentionMask& mask, float dropout_p,
+                              uint64_t dropout_key);
 
 }  // namespace tinylm::cuda

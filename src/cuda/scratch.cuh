@@ -20,6 +20,7 @@ enum class ScratchSlot : int {
   kSum,          // clip_grad_norm: the sum of squares (one double)
   kSpans,        // adamw_update_spans, clip_grad_norm: the spans' descriptors
   kRowLoss,      // cross_entropy (the backend's): the rows' losses
+  kRowDelta,     // flash attention backward: rowsum(dy * y) [N, Tq]
   kCount
 };
 

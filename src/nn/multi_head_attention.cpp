@@ -65,8 +65,12 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const Context& ctx,
   kernels.split_heads(qkv.data(), q_.data(), k_.data(), v_.data(), B, T, H, dh);
 
   dropped_ = ctx.training && attn_dropout_ > 0.0f;
-  tiled_ = ctx.training && !dropped_;
+  tiled_ = ctx.training;
   const ops::AttentionShape s{B * H, T, T, dh, dh};
+  if (dropped_) {
+    require(ctx.rng != nullptr, "attention dropout needs a random generator");
+    dropout_key_ = ctx.dropout_key(B * H * T * T);
+  }
   if (tiled_) {
     mask_ = mask;
     if (mask.additive) {  // keep our own copy for backward (the mask is on x's device)
@@ -76,20 +80,14 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const Context& ctx,
     }
     lse_.ensure_shape({B, H, T}, device);
     kernels.attention_forward_tiled(q_.data(), k_.data(), v_.data(), y_.data(), lse_.data(), s,
-                                    scale(), mask_);
+                                    scale(), mask_, dropout_p(), dropout_key_);
     merged_.ensure_shape({B, T, d_model_}, device);
     kernels.heads_to_rows(y_.data(), merged_.data(), B, T, H, dh);
     return c_proj.forward(merged_, ctx);
   }
   att_.ensure_shape({B, H, T, T}, device);
-  if (dropped_) {
-    require(ctx.rng != nullptr, "attention dropout needs a random generator");
-    drop_mask_.ensure_shape({B, H, T, T}, device);
-  }
   kernels.attention_forward(q_.data(), k_.data(), v_.data(), y_.data(), att_.data(), s, scale(),
-                            mask, dropped_ ? attn_dropout_ : 0.0f,
-                            dropped_ ? drop_mask_.data() : nullptr,
-                            dropped_ ? ctx.dropout_key(B * H * T * T) : 0);
+                            mask, 0.0f, nullptr, 0);
 
   merged_.ensure_shape({B, T, d_model_}, device);
   kernels.heads_to_rows(y_.data(), merged_.data(), B, T, H, dh);
@@ -110,11 +108,10 @@ Tensor MultiHeadAttention::backward(const Tensor& dout) {
   if (tiled_) {
     kernels.attention_backward_tiled(w.dy.data(), q_.data(), k_.data(), v_.data(), y_.data(),
                                      lse_.data(), w.dq.data(), w.dk.data(), w.dv.data(), s, scale(),
-                                     mask_);
+                                     mask_, dropout_p(), dropout_key_);
   } else {
-    kernels.attention_backward(w.dy.data(), q_.data(), k_.data(), v_.data(), att_.data(),
-                               dropped_ ? drop_mask_.data() : nullptr, w.dq.data(), w.dk.data(),
-                               w.dv.data(), s, scale());
+    kernels.attention_backward(w.dy.data(), q_.data(), k_.data(), v_.data(), att_.data(), nullptr,
+                               w.dq.data(), w.dk.data(), w.dv.data(), s, scale());
   }
   w.dqkv.ensure_shape({B, T, 3 * d_model_}, device);
   kernels.join_heads(w.dq.data(), w.dk.data(), w.dv.data(), w.dqkv.data(), B, T, H, dh);

@@ -63,11 +63,14 @@ class MultiHeadAttention {
   int64_t d_model_ = 0, n_head_ = 0;
   float attn_dropout_ = 0.0f;
   float scale() const;
-  Tensor q_, k_, v_, y_, merged_, att_, drop_mask_;
+  Tensor q_, k_, v_, y_, merged_, att_;
+  // Training takes the tiled kernel: no [B, H, T, T] weights or dropout mask, only the
+  // row log-sum-exp lse_ [B, H, T], the dropout's key (backward draws the mask again),
+  // and the mask kept for backward (a copy of the additive part, since the caller's
+  // buffer may not outlive the step). Other forwards keep the weights in att_.
   bool dropped_ = false;
-  // Training without attention dropout takes the tiled kernel: no [B, H, T, T] weights,
-  // only the row log-sum-exp lse_ [B, H, T], and the mask kept for backward (a copy of
-  // the additive part, since the caller's buffer may not outlive the step).
+  uint64_t dropout_key_ = 0;
+  float dropout_p() const { return dropped_ ? attn_dropout_ : 0.0f; }
   bool tiled_ = false;
   Tensor lse_, additive_;
   ops::AttentionMask mask_;

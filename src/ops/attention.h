@@ -44,17 +44,21 @@ void attention_backward(const float* dy, const float* q, const float* k, const f
                         const float* att, const float* drop_mask, float* dq, float* dk, float* dv,
                         const AttentionShape& s, float scale);
 
-// Tiled attention for training without attention dropout (ops/attention_tiled.cpp): the
-// same y as attention_forward, but the [Tq, Tk] weights are never stored. Instead
-// lse [N, Tq] keeps each row's log-sum-exp of the scaled, masked scores (-inf for a row
-// with no allowed key), from which backward recomputes the weights tile by tile.
-// Backward takes the y and lse that forward wrote, and the same mask; dq, dk, dv are
-// overwritten.
+// Tiled attention for training (ops/attention_tiled.cpp): the same y as
+// attention_forward, but neither the [Tq, Tk] weights nor the dropout mask is ever
+// stored. Instead lse [N, Tq] keeps each row's log-sum-exp of the scaled, masked scores
+// (-inf for a row with no allowed key), from which backward recomputes the weights tile by
+// tile; with dropout (p > 0) both passes draw the mask again from dropout_key, entry e of
+// [N, Tq, Tk] by dropout_draw_mask's rule, as attention_forward draws it (lse is taken
+// before dropout). Backward takes the y and lse that forward wrote, and the same mask,
+// p and key; dq, dk, dv are overwritten.
 void attention_forward_tiled(const float* q, const float* k, const float* v, float* y, float* lse,
-                             const AttentionShape& s, float scale, const AttentionMask& mask);
+                             const AttentionShape& s, float scale, const AttentionMask& mask,
+                             float dropout_p = 0.0f, uint64_t dropout_key = 0);
 void attention_backward_tiled(const float* dy, const float* q, const float* k, const float* v,
                               const float* y, const float* lse, float* dq, float* dk, float* dv,
-                              const AttentionShape& s, float scale, const AttentionMask& mask);
+                              const AttentionShape& s, float scale, const AttentionMask& mask,
+                              float dropout_p = 0.0f, uint64_t dropout_key = 0);
 
 namespace ref {
 void attention_forward(const float* q, const float* k, const float* v, float* y, float* att,
@@ -65,12 +69,14 @@ void attention_backward(const float* dy, const float* q, const float* k, const f
                         const float* att, const float* drop_mask, float* dq, float* dk, float* dv,
                         const AttentionShape& s, float scale);
 // The tiled contract from the two above: lse from the scores in double; backward
-// recomputes the weights exp(S - lse) and ignores y.
+// recomputes the weights exp(S - lse) and the dropout mask, and ignores y.
 void attention_forward_tiled(const float* q, const float* k, const float* v, float* y, float* lse,
-                             const AttentionShape& s, float scale, const AttentionMask& mask);
+                             const AttentionShape& s, float scale, const AttentionMask& mask,
+                             float dropout_p = 0.0f, uint64_t dropout_key = 0);
 void attention_backward_tiled(const float* dy, const float* q, const float* k, const float* v,
                               const float* y, const float* lse, float* dq, float* dk, float* dv,
-                              const AttentionShape& s, float scale, const AttentionMask& mask);
+                              const AttentionShape& s, float scale, const AttentionMask& mask,
+                              float dropout_p = 0.0f, uint64_t dropout_key = 0);
 }  // namespace ref
 
 }  // namespace tinylm::ops

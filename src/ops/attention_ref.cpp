@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ops/attention.h"
+#include "ops/dropout.h"
 #include "util/counter_rng.h"
 #include "util/error.h"
 
@@ -144,9 +145,11 @@ void attention_backward(const float* dy, const float* q, const float* k, const f
 }
 
 void attention_forward_tiled(const float* q, const float* k, const float* v, float* y, float* lse,
-                             const AttentionShape& s, float scale, const AttentionMask& mask) {
-  std::vector<float> att(s.N * s.Tq * s.Tk);
-  ref::attention_forward(q, k, v, y, att.data(), s, scale, mask);
+                             const AttentionShape& s, float scale, const AttentionMask& mask,
+                             float dropout_p, uint64_t dropout_key) {
+  std::vector<float> att(s.N * s.Tq * s.Tk), drop(att.size());
+  ref::attention_forward(q, k, v, y, att.data(), s, scale, mask, dropout_p, drop.data(),
+                         dropout_key);
   std::vector<double> S(s.Tk);
   for (int64_t n = 0; n < s.N; ++n)
     for (int64_t i = 0; i < s.Tq; ++i) {
@@ -160,8 +163,15 @@ void attention_forward_tiled(const float* q, const float* k, const float* v, flo
 
 void attention_backward_tiled(const float* dy, const float* q, const float* k, const float* v,
                               const float* /*y*/, const float* lse, float* dq, float* dk, float* dv,
-                              const AttentionShape& s, float scale, const AttentionMask& mask) {
-  std::vector<float> att(s.N * s.Tq * s.Tk);
+                              const AttentionShape& s, float scale, const AttentionMask& mask,
+                              float dropout_p, uint64_t dropout_key) {
+  std::vector<float> att(s.N * s.Tq * s.Tk), drop(att.size());
+  if (dropout_p > 0.0f) {  // the mask forward drew: dropout of ones
+    const std::vector<float> ones(att.size(), 1.0f);
+    std::vector<float> dropped(att.size());
+    ref::dropout_forward(ones.data(), dropped.data(), drop.data(), static_cast<int64_t>(att.size()),
+                         dropout_p, dropout_key);
+  }
   std::vector<double> S(s.Tk);
   for (int64_t n = 0; n < s.N; ++n)
     for (int64_t i = 0; i < s.Tq; ++i) {
@@ -171,7 +181,8 @@ void attention_backward_tiled(const float* dy, const float* q, const float* k, c
       for (int64_t j = 0; j < s.Tk; ++j)
         A[j] = z == kNegInf ? 0.0f : static_cast<float>(std::exp(S[j] - z));
     }
-  ref::attention_backward(dy, q, k, v, att.data(), nullptr, dq, dk, dv, s, scale);
+  ref::attention_backward(dy, q, k, v, att.data(), dropout_p > 0.0f ? drop.data() : nullptr, dq, dk,
+                          dv, s, scale);
 }
 
 }  // namespace tinylm::ops::ref

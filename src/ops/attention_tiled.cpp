@@ -1,13 +1,15 @@
-// Scaled dot-product attention in tiles, for training: never stores the [Tq, Tk] weights.
-// Same maths as attention.cpp (ops/attention.h) without dropout, for each of the N sets:
+// Scaled dot-product attention in tiles, for training: never stores the [Tq, Tk] weights
+// or the dropout mask. Same maths as attention.cpp (ops/attention.h), for each of the N sets:
 //   q [Tq, Dk], k [Tk, Dk], v [Tk, Dv] -> y [Tq, Dv], lse [Tq]
 // Forward, one block of kQueryBlock query rows at a time, over blocks of kKeyBlock keys
 // with an online softmax: a running row maximum m and sum l, rescaling the partial
-// output when m grows, so y = sum_j exp(s_j - m) v_j / l and lse = m + log(l).
-// Backward recomputes each tile of weights from lse (P = exp(S - lse)), so only q, k, v,
-// y and lse are kept between the passes:
-//   dv += P^T dy ;  dP = dy v^T ;  dS = P * (dP - rowsum(dy * y)) ;
+// output when m grows, so y = sum_j exp(s_j - m) keep_j v_j / l and lse = m + log(l)
+// (keep: the dropout mask's tile, drawn again from the key; 1 without dropout).
+// Backward recomputes each tile of weights from lse (P = exp(S - lse)) and of the mask,
+// so only q, k, v, y and lse are kept between the passes:
+//   dv += (P keep)^T dy ;  dP = (dy v^T) keep ;  dS = P * (dP - rowsum(dy * y)) ;
 //   dq += dS k * scale ;  dk += dS^T q * scale
+// (rowsum(dy * y) = rowsum(dP * P) also with dropout, since y = (P keep) v.)
 // The sets run in parallel, one thread per set (sgemm single-threaded inside), so every
 // sum is taken in the same order whatever the thread count.
 #include <algorithm>
@@ -18,6 +20,7 @@
 
 #include "ops/attention.h"
 #include "ops/attention_check.h"
+#include "ops/dropout_keep.h"
 #include "ops/exp_simd.h"
 #include "ops/matmul.h"
 #include "ops/thread_scratch.h"
@@ -56,20 +59,49 @@ int64_t key_limit(bool causal, int64_t i0, int64_t rows, int64_t Tq, int64_t Tk)
   return causal_end(causal, i0 + rows - 1, Tq, Tk);
 }
 
+void check_dropout(float p) {
+  require(p >= 0.0f && p <= 1.0f, [&] {
+    return "attention: dropout probability " + std::to_string(p) + " is outside [0, 1]";
+  });
+}
+
+// keep [rows, cols]: the dropout mask's tile of set n at (i0, j0), drawn by
+// dropout_draw_mask's rule from key (entry (n Tq + i) Tk + j of [N, Tq, Tk]).
+void draw_keep_tile(float* keep, int64_t n, int64_t i0, int64_t rows, int64_t j0, int64_t cols,
+                    int64_t Tq, int64_t Tk, float p, uint64_t key) {
+  const float scale = 1.0f / (1.0f - p);  // inf for p == 1, but then nothing is kept
+  for (int64_t r = 0; r < rows; ++r) {
+    const auto first = static_cast<uint64_t>((n * Tq + i0 + r) * Tk + j0);
+    float* row = keep + r * cols;
+#pragma omp simd
+    for (int64_t c = 0; c < cols; ++c) row[c] = dropout_keep(key, first + c, p, scale);
+  }
+}
+
+void multiply_tile(float* x, const float* keep, int64_t count) {
+#pragma omp simd
+  for (int64_t i = 0; i < count; ++i) x[i] *= keep[i];
+}
+
 }  // namespace
 
 void attention_forward_tiled(const float* q, const float* k, const float* v, float* y, float* lse,
-                             const AttentionShape& s, float scale, const AttentionMask& mask) {
+                             const AttentionShape& s, float scale, const AttentionMask& mask,
+                             float dropout_p, uint64_t dropout_key) {
   check_attention(s, mask);
+  check_dropout(dropout_p);
   const auto [N, Tq, Tk, Dk, Dv] = s;
   const int64_t per_mask = mask.additive ? N / mask.additive_sets : 1;
+  const bool drop = dropout_p > 0.0f;
 
-  thread_local std::vector<float> pool;                                    // kept from call to call
-  ThreadScratch scratch(pool, kQueryBlock * kKeyBlock + 2 * kQueryBlock);  // S, m, l per thread
+  constexpr int64_t kTile = kQueryBlock * kKeyBlock;
+  thread_local std::vector<float> pool;                      // kept from call to call
+  ThreadScratch scratch(pool, 2 * kTile + 2 * kQueryBlock);  // S, keep, m, l per thread
 #pragma omp parallel
   {
     float* S = scratch.mine();
-    float* m = S + kQueryBlock * kKeyBlock;
+    float* keep = S + kTile;
+    float* m = keep + kTile;
     float* l = m + kQueryBlock;
 #pragma omp for schedule(static)
     for (int64_t n = 0; n < N; ++n) {
@@ -112,6 +144,10 @@ void attention_forward_tiled(const float* q, const float* k, const float* v, flo
             l[r] = l[r] * rescale + sum;
             m[r] = mx;
           }
+          if (drop) {  // l sums the weights before dropout, y the dropped ones
+            draw_keep_tile(keep, n, i0, rows, j0, cols, Tq, Tk, dropout_p, dropout_key);
+            multiply_tile(S, keep, rows * cols);
+          }
           matmul(S, vn + j0 * Dv, O, rows, Dv, cols, false, false, 1.0f, 1.0f);
         }
         for (int64_t r = 0; r < rows; ++r) {  // normalise; a row with no key gives y = 0
@@ -128,18 +164,23 @@ void attention_forward_tiled(const float* q, const float* k, const float* v, flo
 
 void attention_backward_tiled(const float* dy, const float* q, const float* k, const float* v,
                               const float* y, const float* lse, float* dq, float* dk, float* dv,
-                              const AttentionShape& s, float scale, const AttentionMask& mask) {
+                              const AttentionShape& s, float scale, const AttentionMask& mask,
+                              float dropout_p, uint64_t dropout_key) {
   check_attention(s, mask);
+  check_dropout(dropout_p);
   const auto [N, Tq, Tk, Dk, Dv] = s;
   const int64_t per_mask = mask.additive ? N / mask.additive_sets : 1;
+  const bool drop = dropout_p > 0.0f;
 
-  thread_local std::vector<float> pool;                           // kept from call to call
-  ThreadScratch scratch(pool, 2 * kQueryBlock * kKeyBlock + Tq);  // P, dP, delta per thread
+  constexpr int64_t kTile = kQueryBlock * kKeyBlock;
+  thread_local std::vector<float> pool;         // kept from call to call
+  ThreadScratch scratch(pool, 3 * kTile + Tq);  // P, dP, keep, delta per thread
 #pragma omp parallel
   {
     float* P = scratch.mine();
-    float* dP = P + kQueryBlock * kKeyBlock;
-    float* delta = dP + kQueryBlock * kKeyBlock;
+    float* dP = P + kTile;
+    float* keep = dP + kTile;
+    float* delta = keep + kTile;
 #pragma omp for schedule(static)
     for (int64_t n = 0; n < N; ++n) {
       const float* qn = q + n * Tq * Dk;
@@ -178,10 +219,16 @@ void attention_backward_tiled(const float* dy, const float* q, const float* k, c
 #pragma omp simd
             for (int64_t c = 0; c < cols; ++c) p[c] = exp_simd(p[c] - L);
           }
-          // dv[j0.., :] += P^T dy[i0.., :]
-          matmul(P, dyn + i0 * Dv, dvn + j0 * Dv, cols, Dv, rows, true, false, 1.0f, 1.0f);
-          // dP = dy[i0.., :] v[j0.., :]^T, then dS = P * (dP - delta) in place
+          if (drop) {  // dv[j0.., :] += (P keep)^T dy[i0.., :], in dP for now
+            draw_keep_tile(keep, n, i0, rows, j0, cols, Tq, Tk, dropout_p, dropout_key);
+            for (int64_t e = 0; e < rows * cols; ++e) dP[e] = P[e] * keep[e];
+            matmul(dP, dyn + i0 * Dv, dvn + j0 * Dv, cols, Dv, rows, true, false, 1.0f, 1.0f);
+          } else {  // dv[j0.., :] += P^T dy[i0.., :]
+            matmul(P, dyn + i0 * Dv, dvn + j0 * Dv, cols, Dv, rows, true, false, 1.0f, 1.0f);
+          }
+          // dP = (dy[i0.., :] v[j0.., :]^T) keep, then dS = P * (dP - delta) in place
           matmul(dyn + i0 * Dv, vn + j0 * Dv, dP, rows, cols, Dv, false, true);
+          if (drop) multiply_tile(dP, keep, rows * cols);
           for (int64_t r = 0; r < rows; ++r) {
             float* d = dP + r * cols;
             const float* p = P + r * cols;

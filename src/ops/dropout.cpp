@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "util/counter_rng.h"
+#include "ops/dropout_keep.h"
 #include "util/error.h"
 
 namespace tinylm::ops {
@@ -23,7 +23,7 @@ void dropout_draw_mask(float* mask, int64_t N, float p, uint64_t key) {
   }
   const float scale = 1.0f / (1.0f - p);  // inf for p == 1, but then nothing is kept
 #pragma omp parallel for simd schedule(static) if (N >= kMinParallel)
-  for (int64_t i = 0; i < N; ++i) mask[i] = counter_uniform(key, i) >= p ? scale : 0.0f;
+  for (int64_t i = 0; i < N; ++i) mask[i] = dropout_keep(key, i, p, scale);
 }
 
 void dropout_forward(const float* x, float* y, float* mask, int64_t N, float p, uint64_t key) {

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "report/flops.h"
-#include "util/checked_math.h"
 #include "report/param_table.h"
+#include "util/checked_math.h"
 
 namespace tinylm::report {
 
@@ -19,7 +19,6 @@ MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool tr
                                                  std::to_string(T) + ")");
   const int64_t H = c.n_head, BT = B * T, BTC = B * T * C, BTF = B * T * F;
   const bool drop = training && c.dropout > 0.0f;
-  const bool attn_drop = training && c.attention_dropout() > 0.0f;
 
   MemoryEstimate m;
   m.batch = B, m.seq = T, m.training = training;
@@ -45,12 +44,11 @@ MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool tr
   add(S::Forward, "block: ln_1 output, mean, rstd", "[B, T, C] + 2 x [B, T]", BTC + 2 * BT, L);
   add(S::Forward, "block: attn.c_attn output qkv", "[B, T, 3C]", 3 * BTC, L);
   add(S::Forward, "block: q, k, v, y split by head", "4 x [B, H, T, dh]", 4 * BTC, L);
-  if (training && !attn_drop) {  // tiled attention keeps only each row's log-sum-exp
+  if (training) {  // tiled attention keeps only each row's log-sum-exp (and dropout's key)
     add(S::Forward, "block: attention row log-sum-exp (tiled)", "[B, H, T]", B * H * T, L);
   } else {
     add(S::Forward, "block: attention weights att", "[B, H, T, T]", B * H * T * T, L);
   }
-  if (attn_drop) add(S::Forward, "block: attention dropout mask", "[B, H, T, T]", B * H * T * T, L);
   add(S::Forward, "block: merged heads, attn.c_proj output", "2 x [B, T, C]", 2 * BTC, L);
   add(S::Forward, "block: ln_2 output, mean, rstd", "[B, T, C] + 2 x [B, T]", BTC + 2 * BT, L);
   add(S::Forward, "block: mlp.c_fc output, activation", "2 x [B, T, F]", 2 * BTF, L);

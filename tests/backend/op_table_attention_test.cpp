@@ -14,7 +14,7 @@ struct Attn {
   bool causal = false;
   int64_t sets = 0;         // additive 0 / -inf padding mask of M sets (padding_mask); 0: none
   bool float_bias = false;  // instead: one set of normal numbers added to the scores
-  float p = 0.0f;           // dropout (attention_forward only)
+  float p = 0.0f;           // attention dropout
 };
 
 // A padding-style mask [sets, Tq, Tk]: set m hides the last (m + 1) keys from every query,
@@ -125,7 +125,7 @@ Case attention_forward_tiled_case(const Attn& a) {
     const Tensor add = in.has("mask") ? upload(in["mask"], d) : Tensor();
     Tensor y = fresh(s.N * s.Tq * s.Dv, d), lse = fresh(s.N * s.Tq, d);
     b.attention_forward_tiled(q.data(), k.data(), v.data(), y.data(), lse.data(), s, attn_scale(a),
-                              attn_mask(a, add.data()));
+                              attn_mask(a, add.data()), a.p, kDropKey);
     return Outputs().add("y", y).add("lse", lse);
   };
   // lse: -inf on a fully masked row (equal infinities compare equal)
@@ -143,9 +143,9 @@ Case attention_backward_tiled_case(const Attn& a) {
     const auto& s = a.s;
     Inputs in = attn_inputs(a, rng);
     std::vector<float> y(s.N * s.Tq * s.Dv), lse(s.N * s.Tq);
-    host_ref().attention_forward_tiled(in["q"].data(), in["k"].data(), in["v"].data(), y.data(),
-                                       lse.data(), s, attn_scale(a),
-                                       attn_mask(a, in.has("mask") ? in["mask"].data() : nullptr));
+    host_ref().attention_forward_tiled(
+        in["q"].data(), in["k"].data(), in["v"].data(), y.data(), lse.data(), s, attn_scale(a),
+        attn_mask(a, in.has("mask") ? in["mask"].data() : nullptr), a.p, kDropKey);
     in.f["y"] = y;
     in.f["lse"] = lse;
     return in;
@@ -160,7 +160,7 @@ Case attention_backward_tiled_case(const Attn& a) {
            dv = fresh(in["v"].size(), d);
     b.attention_backward_tiled(dy.data(), q.data(), k.data(), v.data(), y.data(), lse.data(),
                                dq.data(), dk.data(), dv.data(), s, attn_scale(a),
-                               attn_mask(a, add.data()));
+                               attn_mask(a, add.data()), a.p, kDropKey);
     return Outputs().add("dq", dq).add("dk", dk).add("dv", dv);
   };
   return {attn_name("attention_backward_tiled", a),
@@ -202,6 +202,11 @@ void add_attention_cases(std::vector<Case>& cases) {
       {{2, 150, 150, 64, 64}, false, 1},
       {{2, 256, 256, 64, 64}, true},  // the 10.65M model's per-head shape
       {{6, 6, 6, 4, 4}, true, 0, true},
+      // attention dropout, the mask drawn again in backward
+      {{8, 16, 16, 8, 8}, true, 1, false, 0.2f},
+      {{3, 5, 9, 4, 6}, false, 3, false, 0.5f},
+      {{2, 150, 150, 64, 64}, true, 0, false, 0.1f},
+      {{2, 130, 200, 16, 16}, true, 2, false, 1.0f},  // everything dropped
   };
   for (const Attn& a : tiled) cases.push_back(attention_forward_tiled_case(a));
   for (const Attn& a : tiled) cases.push_back(attention_backward_tiled_case(a));

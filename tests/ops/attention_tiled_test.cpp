@@ -68,7 +68,7 @@ TEST(AttentionTiled, LogSumExpIsTheScoresSummedInDouble) {
     for (bool fast : {true, false}) {
       std::vector<float> y(s.N * s.Tq * s.Dv), lse(s.N * s.Tq);
       (fast ? attention_forward_tiled : ref::attention_forward_tiled)(
-          q.data(), k.data(), v.data(), y.data(), lse.data(), s, scale, mask);
+          q.data(), k.data(), v.data(), y.data(), lse.data(), s, scale, mask, 0.0f, 0);
       const std::string tag = what + (fast ? " (fast)" : " (ref)");
       for (int64_t n = 0; n < s.N; ++n)
         for (int64_t i = 0; i < s.Tq; ++i) {

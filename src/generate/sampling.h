@@ -26,7 +26,9 @@ void validate(const SamplingOptions& o);
 int32_t argmax(const float* logits, int64_t V);
 
 // The tokens sampling may choose and their weights, after temperature, top-k and top-p:
-// ids most likely first, P(ids[i]) = weights[i] / total (greedy: the argmax alone).
+// P(ids[i]) = weights[i] / total (greedy: the argmax alone). With top-k or top-p the ids
+// come most likely first; without either they stay in vocabulary order (all V of them:
+// sorting would cost every sampled token a sort of the vocabulary).
 struct SamplingCandidates {
   std::vector<int32_t> ids;
   std::vector<double> weights;

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "serve/api_error.h"
+#include "serve/connection.h"
 #include "serve/openai_request.h"
 #include "util/error.h"
 
@@ -107,6 +108,9 @@ json Answer::logprobs(const Choice& c, size_t from, size_t to) const {
       json alternatives = json::object();
       for (const TokenLogprob& t : e.top) alternatives[piece(t.id)] = t.logprob;
       const bool scored = !std::isnan(e.logprob);  // an echoed prompt's first token is not
+      // As OpenAI's legacy completions: the chosen token is always among the alternatives
+      // (up to logprobs + 1 of them).
+      if (scored) alternatives[piece(e.token)] = e.logprob;
       token_logprobs.push_back(scored ? json(e.logprob) : json(nullptr));
       top.push_back(scored ? alternatives : json(nullptr));
       offsets.push_back(offset);
@@ -164,6 +168,13 @@ std::vector<GenerationEvent> score_prompt(Engine& engine, const std::vector<int3
 
 // Queues one job per prompt and choice (ApiError 503 when the queue is full).
 void submit(Answer& a, Engine& engine) {
+  const int64_t jobs = static_cast<int64_t>(a.params.prompts.size()) * a.params.n;
+  if (jobs > engine.queue_limit())  // could never be queued at once: not worth a retry
+    throw ApiError(400,
+                   "this request asks for " + std::to_string(jobs) +
+                       " generations (prompts x n); this server queues at most " +
+                       std::to_string(engine.queue_limit()),
+                   "invalid_request_error", "n");
   for (size_t p = 0; p < a.params.prompts.size(); ++p) {
     std::vector<GenerationEvent> scored_prompt;
     if (a.params.echo && a.params.logprobs >= 0)
@@ -177,9 +188,9 @@ void submit(Answer& a, Engine& engine) {
       c.prompt = static_cast<int64_t>(p);
       try {
         c.job = engine.submit(std::move(r));
-      } catch (const InputError& e) {
+      } catch (const InputError& e) {  // the prompt: its ids, its length
         a.cancel();
-        throw ApiError(400, e.what());
+        throw ApiError(400, e.what(), "invalid_request_error", "prompt");
       }
       if (!c.job) {
         a.cancel();
@@ -204,11 +215,22 @@ void record(Choice& c, GenerationEvent& e) {
   }
 }
 
-void answer_at_once(Answer& a, httplib::Response& res) {
+// Waits for every choice, then answers; a client that hangs up meanwhile cancels them.
+void answer_at_once(Answer& a, const httplib::Request& req, httplib::Response& res) {
+  constexpr auto kLookEvery = std::chrono::milliseconds(100);
+  const int socket = connection_socket(req);
+  Clock::time_point looked = Clock::now();
   for (Choice& c : a.choices) {
     GenerationEvent e;
-    while (!c.done)
-      if (a.poll(c, e, std::chrono::milliseconds(100))) record(c, e);
+    while (!c.done) {
+      if (a.poll(c, e, kLookEvery)) record(c, e);
+      if (Clock::now() - looked < kLookEvery) continue;
+      looked = Clock::now();
+      if (client_gone(socket, req)) {
+        a.cancel();
+        return;  // nobody to answer
+      }
+    }
   }
   json body = a.head();
   body["choices"] = json::array();
@@ -320,7 +342,7 @@ void answer_completion(Api api, const ServedModel& model, Engine& engine,
   if (a->params.stream)
     answer_as_stream(a, res);
   else
-    answer_at_once(*a, res);
+    answer_at_once(*a, req, res);
 }
 
 }  // namespace tinylm::serve

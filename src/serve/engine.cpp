@@ -49,6 +49,8 @@ struct Engine::Slot {
   std::optional<StopTextStream> stream;
   int32_t next = -1;  // the token to feed at the next step
   int64_t generated = 0;
+  std::unordered_map<int32_t, int64_t> counts;  // generated tokens (for the penalties)
+  std::vector<float> adjusted;                  // [V] the logits after request.adjust
   Clock::time_point started;
   double first_token_seconds = 0.0;
 };
@@ -96,6 +98,7 @@ std::shared_ptr<Job> Engine::submit(GenerationRequest request) {
   auto job = std::make_shared<Job>();
   {
     std::lock_guard lock(mutex_);
+    if (static_cast<int64_t>(queue_.size()) >= queue_limit_) drop_cancelled_queued();
     if (stopping_ || static_cast<int64_t>(queue_.size()) >= queue_limit_) return nullptr;
     queue_.emplace_back(job, std::move(request));
     stats_.queued = static_cast<int64_t>(queue_.size());
@@ -194,6 +197,7 @@ void Engine::start(Slot& slot, std::shared_ptr<Job> job, GenerationRequest reque
   slot.rng.seed_with(slot.request.seed);
   slot.stream.emplace(tokenizer_, slot.request.stop);
   slot.generated = 0;
+  slot.counts.clear();
   slot.started = Clock::now();
   slot.cache.clear();
   if (slot.request.max_tokens == 0) return finish(slot, "length", "");
@@ -228,8 +232,15 @@ void Engine::emit(Slot& slot, const float* logits) {
   const GenerationRequest& r = slot.request;
   const int64_t V = model_.config().vocab_size;
   GenerationEvent event;
-  event.token =
-      r.sampling.greedy ? argmax(logits, V) : sample_next(logits, V, r.sampling, slot.rng);
+  const float* choose_from = logits;
+  if (r.adjust.any()) {
+    slot.adjusted.assign(logits, logits + V);
+    adjust_logits(slot.adjusted.data(), V, r.adjust, slot.counts);
+    choose_from = slot.adjusted.data();
+  }
+  event.token = r.sampling.greedy ? argmax(choose_from, V)
+                                  : sample_next(choose_from, V, r.sampling, slot.rng);
+  ++slot.counts[event.token];
   if (r.top_logprobs >= 0) {
     ScoredToken scored = score_token(logits, V, event.token, r.top_logprobs);
     event.logprob = scored.logprob;
@@ -243,7 +254,9 @@ void Engine::emit(Slot& slot, const float* logits) {
   const bool full = slot.generated >= r.max_tokens || slot.cache.pos >= context_;
   slot.next = event.token;
   slot.job->push(std::move(event));
-  if (stopped) return finish(slot, "stop", "");
+  // The text still held back (a possible start of a stop text, an unfinished character)
+  // ends the text at <|endoftext|> or the length limit; after a stop text there is none.
+  if (stopped) return finish(slot, "stop", slot.stream->finish());
   if (full) return finish(slot, "length", slot.stream->finish());
 }
 
@@ -265,6 +278,17 @@ void Engine::finish(Slot& slot, const std::string& reason, std::string text) {
   }
   slot.job->push(std::move(last));
   slot.job.reset();
+}
+
+void Engine::drop_cancelled_queued() {
+  const auto gone = [&](const auto& queued) {
+    if (!queued.first->cancelled()) return false;
+    ++stats_.cancelled;
+    queued.first->push(aborted());
+    return true;
+  };
+  queue_.erase(std::remove_if(queue_.begin(), queue_.end(), gone), queue_.end());
+  stats_.queued = static_cast<int64_t>(queue_.size());
 }
 
 void Engine::drop_cancelled() {

@@ -22,6 +22,7 @@
 
 #include "generate/sampling.h"
 #include "model/gpt.h"
+#include "serve/logit_adjust.h"
 #include "serve/logprobs.h"
 #include "tokenizer/tokenizer.h"
 
@@ -35,6 +36,7 @@ struct GenerationRequest {
   std::vector<std::string> stop;  // stop texts: the text ends before the first one
   bool stop_at_eot = true;        // <|endoftext|> ends the text (and is not in it)
   int top_logprobs = -1;          // -1: none; k >= 0: the chosen token's and k others
+  LogitAdjustments adjust;        // logit_bias, presence and frequency penalties
 };
 
 // One per generated token, then one final event (done). Log-probabilities are the
@@ -111,6 +113,7 @@ class Engine {
   EngineStats stats() const;
   int64_t context() const { return context_; }
   int64_t parallel() const { return static_cast<int64_t>(slots_.size()); }
+  int64_t queue_limit() const { return queue_limit_; }
 
  private:
   struct Slot;
@@ -122,6 +125,7 @@ class Engine {
   void emit(Slot& slot, const float* logits);  // chooses, sends, finishes if done
   void finish(Slot& slot, const std::string& reason, std::string text);
   void drop_cancelled();
+  void drop_cancelled_queued();  // with mutex_ held
   void run_tasks();
 
   GPT& model_;

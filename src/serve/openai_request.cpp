@@ -1,6 +1,7 @@
 #include "serve/openai_request.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <random>
 
@@ -36,9 +37,12 @@ int64_t integer(const json& body, const char* key, int64_t fallback, int64_t lo,
   if (!v) return fallback;
   if (!v->is_number_integer())
     throw bad_field(key, std::string("'") + key + "' must be an integer");
-  const bool in_range = v->is_number_unsigned()
-                            ? v->get<uint64_t>() <= static_cast<uint64_t>(hi)
-                            : v->get<int64_t>() >= lo && v->get<int64_t>() <= hi;
+  // JSON's non-negative integers are unsigned here (they may not fit int64_t).
+  const bool in_range =
+      v->is_number_unsigned()
+          ? v->get<uint64_t>() <= static_cast<uint64_t>(hi) &&
+                (lo <= 0 || v->get<uint64_t>() >= static_cast<uint64_t>(lo))
+          : v->get<int64_t>() >= lo && v->get<int64_t>() <= hi;
   if (!in_range)
     throw bad_field(key, std::string("'") + key + "' must be between " + std::to_string(lo) +
                              " and " + std::to_string(hi));
@@ -120,8 +124,31 @@ std::vector<std::vector<int32_t>> prompts(const json& body, const Tokenizer& tok
   return out;
 }
 
-// What completions and chat share: model, sampling, stop, seed, n, stream.
-CompletionParams common(const json& body) {
+// logit_bias {"token id": bias in [-100, 100]}, presence_penalty and frequency_penalty
+// (each in [-2, 2]), as OpenAI checks them.
+LogitAdjustments logit_adjustments(const json& body, int64_t vocab_size) {
+  LogitAdjustments a;
+  if (const json* bias = field(body, "logit_bias")) {
+    if (!bias->is_object())
+      throw bad_field("logit_bias", "'logit_bias' must map token ids to numbers");
+    for (const auto& [key, value] : bias->items()) {
+      char* end = nullptr;
+      const long long id = std::strtoll(key.c_str(), &end, 10);
+      if (key.empty() || *end != '\0' || id < 0 || id >= vocab_size)
+        throw bad_field("logit_bias", "'logit_bias' key '" + key + "' is not a token id in [0, " +
+                                          std::to_string(vocab_size) + ")");
+      if (!value.is_number() || value.get<double>() < -100 || value.get<double>() > 100)
+        throw bad_field("logit_bias", "'logit_bias' values must be numbers from -100 to 100");
+      a.bias.emplace_back(static_cast<int32_t>(id), value.get<float>());
+    }
+  }
+  a.presence_penalty = static_cast<float>(number(body, "presence_penalty", 0.0, -2.0, 2.0));
+  a.frequency_penalty = static_cast<float>(number(body, "frequency_penalty", 0.0, -2.0, 2.0));
+  return a;
+}
+
+// What completions and chat share: model, sampling, logit changes, stop, seed, n, stream.
+CompletionParams common(const json& body, const Tokenizer& tok) {
   if (!body.is_object()) throw ApiError(400, "the request body must be a JSON object");
   CompletionParams p;
   if (const json* m = field(body, "model")) {
@@ -129,6 +156,7 @@ CompletionParams common(const json& body) {
     p.model = m->get<std::string>();
   }
   p.generation.sampling = sampling_options(body);
+  p.generation.adjust = logit_adjustments(body, tok.vocab_size());
   p.generation.stop = stop_texts(body);
   if (field(body, "seed")) {
     p.seeded = true;
@@ -147,9 +175,14 @@ CompletionParams common(const json& body) {
   return p;
 }
 
+// Any count of tokens past the context is refused by check_length, with OpenAI's code.
+constexpr int64_t kMostTokens = std::numeric_limits<int32_t>::max();
+
+// what: "prompt" or "messages", the field to blame when the prompt alone is too long.
 void check_length(const CompletionParams& p, int64_t context, const char* what) {
   for (const auto& prompt : p.prompts) {
     const int64_t n = static_cast<int64_t>(prompt.size());
+    const char* param = n > context ? what : "max_tokens";
     if (n + p.generation.max_tokens > context)
       throw ApiError(400,
                      "This model's maximum context length is " + std::to_string(context) +
@@ -159,7 +192,7 @@ void check_length(const CompletionParams& p, int64_t context, const char* what) 
                          std::to_string(p.generation.max_tokens) +
                          " in the completion). Please reduce the length of the " + what +
                          " or the completion.",
-                     "invalid_request_error", "max_tokens", "context_length_exceeded");
+                     "invalid_request_error", param, "context_length_exceeded");
   }
 }
 
@@ -228,9 +261,9 @@ json parse_body(const std::string& body) {
 }
 
 CompletionParams parse_completion_request(const json& body, const Tokenizer& tok, int64_t context) {
-  CompletionParams p = common(body);
+  CompletionParams p = common(body, tok);
   p.prompts = prompts(body, tok);
-  p.generation.max_tokens = integer(body, "max_tokens", 16, 0, context);
+  p.generation.max_tokens = integer(body, "max_tokens", 16, 0, kMostTokens);
   p.echo = boolean(body, "echo", false);
   p.logprobs = static_cast<int>(integer(body, "logprobs", -1, 0, 5));
   p.generation.top_logprobs = p.logprobs;
@@ -240,12 +273,12 @@ CompletionParams parse_completion_request(const json& body, const Tokenizer& tok
 
 CompletionParams parse_chat_request(const json& body, const Tokenizer& tok,
                                     const ChatTemplate& chat_template, int64_t context) {
-  CompletionParams p = common(body);
+  CompletionParams p = common(body, tok);
   const std::string prompt = chat_template.render(messages(body));
   p.prompts = {encode(tok, prompt, "messages")};
   const int64_t rest = std::max<int64_t>(0, context - static_cast<int64_t>(p.prompts[0].size()));
   const char* key = field(body, "max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
-  p.generation.max_tokens = integer(body, key, rest, 0, context);
+  p.generation.max_tokens = integer(body, key, rest, 0, kMostTokens);
   if (boolean(body, "logprobs", false))
     p.logprobs = static_cast<int>(integer(body, "top_logprobs", 0, 0, 20));
   else if (field(body, "top_logprobs"))

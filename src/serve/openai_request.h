@@ -4,7 +4,8 @@
 //   completions: prompt (a string, a list of strings, a list of token ids or a list of
 //     such lists; "" means <|endoftext|>), max_tokens (default 16), temperature
 //     (default 1, 0 = greedy, up to 2), top_p, top_k (an extension), seed, stop (a string
-//     or up to 4), n (1..16), echo, logprobs (0..5), stream, stream_options.include_usage,
+//     or up to 4), n (1..16), logit_bias, presence_penalty and frequency_penalty
+//     (logit_adjust.h), echo, logprobs (0..5), stream, stream_options.include_usage,
 //     ignore_eos (llama.cpp's extension: go on past <|endoftext|>, for benchmarks)
 //   chat: messages (system / developer / user / assistant; content a string or a list of
 //     text parts) rendered with the model's template (chat_template.h), max_tokens or

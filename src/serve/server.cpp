@@ -4,7 +4,9 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -32,6 +34,34 @@ bool same_secret(const std::string& a, const std::string& b) {
   unsigned char diff = a.size() == b.size() ? 0 : 1;
   for (size_t i = 0; i < a.size(); ++i) diff |= a[i] ^ b[i % (b.empty() ? 1 : b.size())];
   return diff == 0 && !b.empty();
+}
+
+// The routes and the methods each answers: /metrics labels requests by these alone (any
+// other path is "other"), and a known route asked with another method gets 405.
+const std::map<std::string, std::string>& known_routes() {
+  static const std::map<std::string, std::string> routes = {
+      {"/", "GET"},
+      {"/favicon.ico", "GET"},
+      {"/health", "GET"},
+      {"/v1/models", "GET"},
+      {"/v1/models/{id}", "GET"},
+      {"/props", "GET"},
+      {"/metrics", "GET"},
+      {"/tokenize", "POST"},
+      {"/detokenize", "POST"},
+      {"/tinylm/next-token", "POST"},
+      {"/tinylm/attention", "POST"},
+      {"/v1/completions", "POST"},
+      {"/v1/chat/completions", "POST"},
+  };
+  return routes;
+}
+
+// The route a path names ("" for none).
+std::string route_of(const std::string& path) {
+  const std::string prefix = "/v1/models/";
+  if (path.size() > prefix.size() && path.rfind(prefix, 0) == 0) return "/v1/models/{id}";
+  return known_routes().count(path) ? path : "";
 }
 
 bool is_public(const std::string& path) {
@@ -119,10 +149,13 @@ void Server::stop() {
 
 bool Server::authorized(const httplib::Request& req) const {
   if (options_.api_key.empty() || req.method == "OPTIONS" || is_public(req.path)) return true;
+  // "Bearer KEY"; the scheme's name is case-insensitive (RFC 9110, section 11.1).
   const std::string header = req.get_header_value("Authorization");
-  const std::string bearer = "Bearer ";
-  return header.rfind(bearer, 0) == 0 &&
-         same_secret(header.substr(bearer.size()), options_.api_key);
+  const std::string bearer = "bearer ";
+  if (header.size() < bearer.size()) return false;
+  for (size_t i = 0; i < bearer.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(header[i])) != bearer[i]) return false;
+  return same_secret(header.substr(bearer.size()), options_.api_key);
 }
 
 void Server::add_cors(const httplib::Request& req, httplib::Response& res) const {
@@ -139,8 +172,8 @@ void Server::add_cors(const httplib::Request& req, httplib::Response& res) const
 }
 
 void Server::count(const httplib::Request& req, const httplib::Response& res) {
-  std::string route = req.path.rfind("/v1/models/", 0) == 0 ? "/v1/models/{id}" : req.path;
-  if (res.status == 404) route = "other";  // unknown paths are not labels
+  std::string route = route_of(req.path);
+  if (route.empty()) route = "other";  // a client's path is never a label
   std::lock_guard lock(count_mutex_);
   ++requests_[{route, res.status}];
 }
@@ -164,7 +197,12 @@ void Server::routes() {
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
-  s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+  s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    const std::string route = route_of(req.path);
+    if (res.status == 404 && !route.empty() && res.body.empty()) {  // a known route, asked
+      res.status = 405;                                             // with another method
+      res.set_header("Allow", known_routes().at(route));
+    }
     if (res.body.empty()) send_error(res, ApiError(res.status, status_text(res.status)));
   });
   s.set_exception_handler([](const httplib::Request&, httplib::Response& res,
@@ -229,6 +267,10 @@ void Server::routes() {
                     {"chat_stops", model_.chat_template.stops()},
                     {"slots", engine_->parallel()},
                     {"context", engine_->context()},
+                    // llama.cpp's server's names for the same
+                    {"total_slots", engine_->parallel()},
+                    {"model_path", model_.source},
+                    {"default_generation_settings", {{"n_ctx", engine_->context()}}},
                     {"defaults",
                      {{"max_tokens", 16}, {"temperature", 1.0}, {"top_p", 1.0}, {"top_k", 0}}}});
   });
@@ -241,7 +283,11 @@ void Server::routes() {
       throw bad_field("content", "'content' must be a string");
     const std::vector<int32_t> ids = model_.tokenizer->encode(body["content"].get<std::string>());
     json tokens = json::array();
-    const bool pieces = body.value("with_pieces", false);
+    const auto with_pieces = body.find("with_pieces");
+    if (with_pieces != body.end() && !with_pieces->is_boolean() && !with_pieces->is_null())
+      throw bad_field("with_pieces", "'with_pieces' must be true or false");
+    const bool pieces = with_pieces != body.end() && with_pieces->is_boolean() &&
+                        with_pieces->get<bool>();
     for (int32_t id : ids) {
       if (!pieces) {
         tokens.push_back(id);

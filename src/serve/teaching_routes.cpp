@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "report/attention_maps.h"
 #include "serve/api_error.h"
@@ -73,10 +74,17 @@ void answer_next_token(const ServedModel& model, Engine& engine, const httplib::
   const Tokenizer& tok = *model.tokenizer;
   const SamplingCandidates c =
       sampling_candidates(logits.data(), static_cast<int64_t>(logits.size()), sampling);
+  // The `top` most likely candidates (they come unsorted when no filter applies).
+  std::vector<size_t> order(c.ids.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  const size_t shown = std::min(order.size(), static_cast<size_t>(top));
+  std::partial_sort(order.begin(), order.begin() + shown, order.end(), [&](size_t a, size_t b) {
+    return c.weights[a] > c.weights[b] || (c.weights[a] == c.weights[b] && c.ids[a] < c.ids[b]);
+  });
   json after = json::array();
-  for (size_t i = 0; i < c.ids.size() && static_cast<int64_t>(i) < top; ++i) {
-    json t = token(tok, c.ids[i]);
-    t["prob"] = c.weights[i] / c.total;
+  for (size_t i = 0; i < shown; ++i) {
+    json t = token(tok, c.ids[order[i]]);
+    t["prob"] = c.weights[order[i]] / c.total;
     after.push_back(t);
   }
   json prompt = json::array();

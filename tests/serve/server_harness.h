@@ -2,8 +2,11 @@
 // a source as `tinylm serve` opens it, with httplib's client for raw HTTP, and the
 // server-sent events of a stream split into their JSON payloads.
 #pragma once
+#include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -80,6 +83,48 @@ inline nlohmann::json json_of(const httplib::Result& r) {
   return nlohmann::json::parse(r->body);
 }
 
+inline httplib::Result post(httplib::Client& c, const std::string& path,
+                            const nlohmann::json& body) {
+  return c.Post(path.c_str(), body.dump(), "application/json");
+}
+
+// r is an error of the given status in OpenAI's shape ({"error": {message, type, param,
+// code}}), naming param when one is given.
+inline void expect_error(const httplib::Result& r, int status, const std::string& param = "") {
+  ASSERT_TRUE(r) << "no answer";
+  EXPECT_EQ(r->status, status) << r->body;
+  const nlohmann::json j = nlohmann::json::parse(r->body);
+  ASSERT_TRUE(j.contains("error")) << r->body;
+  EXPECT_TRUE(j["error"]["message"].is_string());
+  EXPECT_TRUE(j["error"]["type"].is_string());
+  EXPECT_TRUE(j["error"].contains("param") && j["error"].contains("code"));
+  if (!param.empty()) {
+    EXPECT_EQ(j["error"]["param"], param) << r->body;
+  }
+}
+
+// The value of the first `name value` line of a /metrics text ("" when there is none).
+inline std::string metric_in(const std::string& metrics, const std::string& name) {
+  const std::string body = "\n" + metrics;
+  const size_t at = body.find("\n" + name + " ");
+  return at == std::string::npos
+             ? ""
+             : body.substr(at + name.size() + 2, body.find('\n', at + 1) - at - name.size() - 2);
+}
+
+// Polls /metrics until name reads value (a bounded number of times; false at once when
+// /metrics does not answer).
+inline bool wait_for_metric(httplib::Client& c, const std::string& name,
+                            const std::string& value) {
+  for (int i = 0; i < 4000; ++i) {
+    const auto r = c.Get("/metrics");
+    if (!r) return false;
+    if (metric_in(r->body, name) == value) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
 // gpt2-tiny's tokenizer with a random model of another shape.
 inline OpenedModel random_gpt2(int64_t block_size, int64_t d_model, int64_t n_layer) {
   OpenedModel m = open_model(kTinyGpt2);
@@ -95,6 +140,29 @@ inline OpenedModel random_gpt2(int64_t block_size, int64_t d_model, int64_t n_la
 // when a test acts on it.
 inline OpenedModel slow_model() {
   return random_gpt2(1024, 128, 4);
+}
+
+// A stream of up to 1000 tokens that the client reads until `release`, then leaves (the
+// server cancels it); returns the answer's status.
+inline int stream_until_released(const TestServer& server, const std::atomic<bool>& release) {
+  auto own = server.client();
+  int status = 0;
+  httplib::Request req;
+  req.method = "POST";
+  req.path = "/v1/completions";
+  req.body = nlohmann::json(
+                 {{"prompt", "a"}, {"max_tokens", 1000}, {"stream", true}, {"ignore_eos", true}})
+                 .dump();
+  req.set_header("Content-Type", "application/json");
+  req.response_handler = [&status](const httplib::Response& r) {
+    status = r.status;
+    return true;
+  };
+  req.content_receiver = [&release](const char*, size_t, uint64_t, uint64_t) {
+    return !release.load();
+  };
+  own.send(req);
+  return status;
 }
 
 }  // namespace tinylm::serve::testing

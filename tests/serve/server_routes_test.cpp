@@ -1,0 +1,124 @@
+// What the HTTP side answers beyond the OpenAI shapes, over real sockets: a known route
+// asked with the wrong method, /metrics labels a client cannot choose, the bearer scheme in
+// any case, typed /tokenize fields, the playground's distribution after the samplers, and
+// a client that hangs up before a non-streamed answer.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+
+#include "serve/server_harness.h"
+
+namespace tinylm::serve {
+namespace {
+
+using nlohmann::json;
+using testing::expect_error;
+using testing::json_of;
+using testing::post;
+using testing::TestServer;
+
+TEST(ServerRoutes, AKnownRouteAskedWithAnotherMethodIs405) {
+  TestServer server;
+  auto c = server.client();
+  const auto get = c.Get("/v1/completions");
+  expect_error(get, 405);
+  EXPECT_EQ(get->get_header_value("Allow"), "POST");
+  const auto put = c.Put("/health", "{}", "application/json");
+  expect_error(put, 405);
+  EXPECT_EQ(put->get_header_value("Allow"), "GET");
+  expect_error(c.Get("/v1/nothing-here"), 404);
+  expect_error(c.Get("/v1/models/not-this-one"), 404, "model");
+}
+
+// Paths a client makes up are counted as "other": a path can neither add lines to the
+// Prometheus text nor grow the server's table of labels.
+TEST(ServerRoutes, MetricsLabelsAreTheServersRoutesOnly) {
+  ServerOptions o;
+  o.api_key = "k";
+  TestServer server(o);
+  auto c = server.client();
+  c.set_bearer_token_auth("k");
+  const std::string injected = "/x\"} 1\ninjected_metric 42\n#";
+  ASSERT_TRUE(c.Options(injected.c_str()));  // sent with the newlines and space escaped
+  auto stranger = server.client();
+  ASSERT_TRUE(stranger.Get("/made/up/path"));  // 401 without the key
+  ASSERT_TRUE(c.Get("/health"));
+  const std::string metrics = c.Get("/metrics")->body;
+  EXPECT_EQ(metrics.find("injected_metric"), std::string::npos) << metrics;
+  EXPECT_EQ(metrics.find("/made/up"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("tinylm_requests_total{route=\"other\",status=\"204\"} 1"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("tinylm_requests_total{route=\"other\",status=\"401\"} 1"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("tinylm_requests_total{route=\"/health\",status=\"200\"} 1"),
+            std::string::npos)
+      << metrics;
+}
+
+TEST(ServerRoutes, TheBearerSchemeIsCaseInsensitive) {
+  ServerOptions o;
+  o.api_key = "s3cret";
+  TestServer server(o);
+  auto c = server.client();
+  for (const char* scheme : {"bearer", "BEARER", "Bearer"}) {
+    const auto r = c.Get("/metrics", {{"Authorization", std::string(scheme) + " s3cret"}});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200) << scheme;
+  }
+  expect_error(c.Get("/metrics", {{"Authorization", "Basic s3cret"}}), 401);
+}
+
+TEST(ServerRoutes, TokenizeChecksWithPieces) {
+  TestServer server;
+  auto c = server.client();
+  expect_error(post(c, "/tokenize", {{"content", "Hi"}, {"with_pieces", "yes"}}), 400,
+               "with_pieces");
+  expect_error(post(c, "/tokenize", {{"content", "Hi"}, {"with_pieces", 1}}), 400, "with_pieces");
+  EXPECT_EQ(post(c, "/tokenize", {{"content", "Hi"}, {"with_pieces", false}})->status, 200);
+}
+
+// With no top-k or top-p every token stays a candidate: "after" lists the most likely of
+// them (temperature 1: the same order and shares as "before").
+TEST(ServerRoutes, NextTokenAfterListsTheMostLikelyWithoutFilters) {
+  TestServer server;
+  auto c = server.client();
+  const json r = json_of(post(c, "/tinylm/next-token", {{"prompt", "Hello there"}, {"top", 5}}));
+  ASSERT_EQ(r["after"].size(), 5u);
+  EXPECT_EQ(r["candidates"], server.model().lm->config().vocab_size);
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(r["after"][i]["id"], r["before"][i]["id"]) << i;
+    EXPECT_NEAR(r["after"][i]["prob"].get<double>(), r["before"][i]["prob"].get<double>(), 1e-6);
+  }
+}
+
+// A client that gives up on a non-streamed answer (its read times out and it closes the
+// connection) cancels its job, as a stream's client does. The one slot is held by a
+// stream until the test lets it go, so the request waits in the queue whatever the
+// machine's speed: cancelled, it is dropped when the slot frees (two cancelled, the
+// stream and it); not cancelled, it would take the slot for 1000 tokens.
+TEST(ServerRoutes, AClientThatHangsUpBeforeANonStreamedAnswerCancelsIt) {
+  TestServer server({}, {.parallel = 1}, testing::slow_model());
+  auto c = server.client();
+  std::atomic<bool> release{false};
+  auto running = std::async(std::launch::async,
+                            [&] { return testing::stream_until_released(server, release); });
+  ASSERT_TRUE(testing::wait_for_metric(c, "tinylm_slots_busy", "1"));
+  {
+    auto impatient = server.client();
+    impatient.set_read_timeout(0, 300000);  // 0.3 s
+    const auto r = post(impatient, "/v1/completions",
+                        {{"prompt", "a"}, {"max_tokens", 1000}, {"ignore_eos", true}});
+    EXPECT_FALSE(r);  // no answer in time: the client closes the connection
+  }
+  release = true;
+  EXPECT_EQ(running.get(), 200);
+  EXPECT_TRUE(testing::wait_for_metric(c, "tinylm_generations_cancelled_total", "2"));
+  EXPECT_TRUE(testing::wait_for_metric(c, "tinylm_slots_busy", "0"));
+  EXPECT_EQ(post(c, "/v1/completions", {{"prompt", "b"}, {"max_tokens", 2}})->status, 200);
+}
+
+}  // namespace
+}  // namespace tinylm::serve

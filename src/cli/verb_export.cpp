@@ -48,6 +48,19 @@ std::string checkpoint_file(const std::string& source, const std::string& which)
   return file;
 }
 
+// --out as written, less the slashes that end a folder's name ("hf-out/" is the folder
+// hf-out); a GGUF file's name cannot end in one. InputError for a name that is no new
+// entry of a folder ("", ".", "..", "DIR/.").
+std::string output_path(std::string out, const std::string& format) {
+  require(format == "hf" || out.empty() || out.back() != '/',
+          "--out: " + out + " names a folder; --format gguf writes a file");
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  const std::string last = std::filesystem::path(out).filename().string();
+  require(!last.empty() && last != "." && last != ".." && out != "/",
+          "--out: '" + out + "' names no new file or folder");
+  return out;
+}
+
 }  // namespace
 
 int run_export(int argc, char** argv) {
@@ -86,6 +99,7 @@ int run_export(int argc, char** argv) {
   const GgmlType type = parse_ggml_type(dtype);
   require(format == "gguf" || type == GgmlType::kF32,
           "--dtype: the hf format writes float32 weights (as save_pretrained does)");
+  out = output_path(out, format);
   require(!std::filesystem::exists(std::filesystem::symlink_status(out)),
           "--out: " + out + " exists; tinylm export does not overwrite a file");
   if (name.empty()) name = name_of(source);
@@ -95,7 +109,7 @@ int run_export(int argc, char** argv) {
   if (format == "hf") return export_hf_folder(opened, out, merge);
   if (opened.lora) opened.merge_adapters();
   const Gguf gguf = export_gguf(opened, type, name);
-  save_gguf(out, gguf);
+  write_new_file_atomic(out, serialize_gguf(gguf));  // never replaces what appeared meanwhile
   std::printf("wrote %s: %s, %zu tensors, %s matrices\n", out.c_str(), opened.title().c_str(),
               gguf.tensors.size(), ggml_type_name(static_cast<uint32_t>(type)).c_str());
   return 0;

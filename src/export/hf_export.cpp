@@ -7,6 +7,7 @@
 #include "finetune/hf_classifier.h"
 #include "lora/peft.h"
 #include "model/hf_gpt2.h"
+#include "tokenizer/load.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -73,7 +74,9 @@ void write_folder(OpenedModel& opened, const std::string& out, HfExportSummary& 
       write_hf_tokenizer_files(*bpe, opened.gpt().config().block_size, temp);
       s.tokenizer_files = true;
     }
-    fs::rename(temp, out);
+    if (opened.tokenizer && opened.tokenizer->kind() != "gpt2")  // tinylm reads it back
+      write_file_atomic(temp + "/" + kTinylmTokenizerFile, opened.tokenizer->to_json().dump() + "\n");
+    publish_new_folder(temp, out);
   } catch (...) {
     fs::remove_all(temp);
     throw;

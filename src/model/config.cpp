@@ -29,7 +29,7 @@ void GPTConfig::validate() const {
           "model.position: sinusoidal encoding needs an even d_model");
   require(dropout >= 0 && dropout < 1, "model.dropout must be in [0, 1)");
   require(attn_dropout < 1, "model.attn_dropout must be < 1");
-  require(ln_eps > 0, "model.ln_eps must be positive");
+  require(ln_eps > 0 && std::isfinite(ln_eps), "model.ln_eps must be a positive, finite number");
   require(!(tie_head && head_bias), "model.head_bias needs an untied head (tie_head false)");
   // Token ids are int32: a larger vocabulary cannot be indexed.
   require(vocab_size <= INT32_MAX, "model.vocab_size must be at most " + std::to_string(INT32_MAX) +

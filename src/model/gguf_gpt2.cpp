@@ -1,6 +1,7 @@
 #include "model/gguf_gpt2.h"
 
 #include <map>
+#include <set>
 #include <vector>
 
 #include "util/error.h"
@@ -107,6 +108,7 @@ GPTConfig gguf_gpt2_config(const Gguf& g) {
   c.block_size = g.get_integer("gpt2.context_length");
   c.d_model = g.get_integer("gpt2.embedding_length");
   c.d_ff = g.get_integer("gpt2.feed_forward_length");
+  require(c.d_ff > 0, g.source + ": gpt2.feed_forward_length must be positive");
   c.n_layer = g.get_integer("gpt2.block_count");
   c.n_head = g.get_integer("gpt2.attention.head_count");
   c.ln_eps = static_cast<float>(g.get_number("gpt2.attention.layer_norm_epsilon"));
@@ -118,6 +120,18 @@ GPTConfig gguf_gpt2_config(const Gguf& g) {
   } catch (const InputError& e) {
     throw InputError(g.source + ": " + e.what());
   }
+  // Every tensor must belong to this shape (llama.cpp counts them too): a block count
+  // that leaves blocks out, or a stray tensor, is a broken file, not a smaller model.
+  std::set<std::string> expected;
+  for (const auto& [ours, theirs] : module_names(c)) {
+    expected.insert(theirs + ".weight");
+    if (has_bias(ours)) expected.insert(theirs + ".bias");
+  }
+  for (const GgufTensor& t : g.tensors)
+    require(expected.count(t.name) > 0, [&] {
+      return g.source + ": tensor '" + t.name + "' is not part of a gpt2 model of " +
+             std::to_string(c.n_layer) + " blocks (gpt2.block_count)";
+    });
   return c;
 }
 

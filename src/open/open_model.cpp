@@ -8,10 +8,12 @@
 #include "model/hf_gpt2.h"
 #include "model/openai_gpt2.h"
 #include "tokenizer/bpe_tokenizer.h"
+#include "tokenizer/load.h"
 #include "train/gguf_model.h"
 #include "train/run_model.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 #include "util/rng.h"
 
 namespace tinylm {
@@ -21,6 +23,14 @@ namespace {
 std::unique_ptr<Tokenizer> gpt2_tokenizer(const OpenOptions& o) {
   if (o.gpt2_vocab_dir.empty()) return std::make_unique<BpeTokenizer>();
   return std::make_unique<BpeTokenizer>(o.gpt2_vocab_dir);
+}
+
+// A Hugging Face folder's tokenizer: the one tinylm stored there when it exported the
+// folder (tokenizer/load.h), else GPT-2's.
+std::unique_ptr<Tokenizer> hf_folder_tokenizer(const std::string& dir, const OpenOptions& o) {
+  const std::string stored = dir + "/" + kTinylmTokenizerFile;
+  if (!file_exists(stored)) return gpt2_tokenizer(o);
+  return tokenizer_from_json(parse_json(read_file(stored), stored));
 }
 
 // The folder of OpenAI's encoder.json + vocab.bpe beside its checkpoint, else the one
@@ -77,7 +87,7 @@ OpenedModel open_model(const std::string& src, const OpenOptions& options) {
   switch (m.source.kind) {
     case ModelSourceKind::HfLanguageModel:
       m.lm = load_hf_gpt2(m.source.path);
-      m.tokenizer = gpt2_tokenizer(options);
+      m.tokenizer = hf_folder_tokenizer(m.source.path, options);
       m.checkpoint = m.source.path + "/model.safetensors";
       break;
     case ModelSourceKind::OpenAiCheckpoint:
@@ -87,7 +97,7 @@ OpenedModel open_model(const std::string& src, const OpenOptions& options) {
       break;
     case ModelSourceKind::HfClassifier:
       m.classifier = finetune::load_hf_classifier(m.source.path);
-      m.tokenizer = gpt2_tokenizer(options);
+      m.tokenizer = hf_folder_tokenizer(m.source.path, options);
       m.pad_id = m.classifier->config().pad_token_id;
       m.checkpoint = m.source.path + "/model.safetensors";
       break;

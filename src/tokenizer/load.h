@@ -19,6 +19,12 @@ namespace tinylm {
 
 std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j);
 
+// A Hugging Face folder that tinylm exports for a vocabulary other than GPT-2's own holds
+// the tokenizer's to_json() in this file too (transformers ignores it), so that tinylm
+// reads the folder back with the very tokenizer it came with (a char or word vocabulary
+// has no Hugging Face tokenizer files at all).
+inline constexpr const char* kTinylmTokenizerFile = "tinylm_tokenizer.json";
+
 // The tokenizer a training run names in its config (data.tokenizer), built for `corpus`:
 // "char" and "word" take their vocabulary from the corpus; "addition" ignores it.
 // Unknown names are an InputError.

@@ -6,6 +6,7 @@
 #include "tokenizer/char_as_bpe.h"
 #include "tokenizer/char_tokenizer.h"
 #include "util/error.h"
+#include "util/utf8.h"
 
 namespace tinylm {
 
@@ -26,6 +27,13 @@ std::unique_ptr<Tokenizer> gguf_tokenizer(const Gguf& g) {
   require(tokens.type == GgufType::kString && tokens.is_array && merges.type == GgufType::kString &&
               merges.is_array,
           g.source + ": tokenizer.ggml.tokens and .merges must be arrays of strings");
+  for (const auto* list : {&tokens, &merges})
+    for (size_t i = 0; i < list->strings.size(); ++i)
+      require(utf8_first_invalid(list->strings[i]) == std::string::npos, [&] {
+        return g.source + ": " + (list == &tokens ? "token " : "merge ") + std::to_string(i) +
+               " is not valid UTF-8 (a byte-level BPE vocabulary spells bytes in GPT-2's "
+               "alphabet)";
+      });
   size_t real = tokens.strings.size();  // tokens before the pads of a larger model vocabulary
   while (real > 0 && tokens.strings[real - 1].rfind("[PAD", 0) == 0) --real;
   if (auto chars = chars_of_bpe_spelling(tokens.strings, merges.strings, real))

@@ -107,7 +107,40 @@ std::string read_file(const std::string& path) {
   return out;
 }
 
-void write_file_atomic(const std::string& path, std::string_view bytes) {
+namespace {
+
+// Renames from to `to` only if `to` does not exist, in one step (renameat2's
+// RENAME_NOREPLACE; where a file system lacks it, a file is linked then unlinked, which
+// also never replaces, and a folder falls back to a check before the rename). False with
+// errno EEXIST when `to` exists.
+bool rename_no_replace(const std::string& from, const std::string& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return true;
+  if (errno != EINVAL && errno != ENOSYS) return false;
+  struct stat st {};
+  if (::lstat(from.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+    if (::link(from.c_str(), to.c_str()) != 0) return false;
+    ::unlink(from.c_str());
+    return true;
+  }
+  if (::lstat(to.c_str(), &st) == 0) {
+    errno = EEXIST;
+    return false;
+  }
+  return std::rename(from.c_str(), to.c_str()) == 0;
+}
+
+void flush_folder_of(const std::string& path) {
+  const int dir = ::open(parent_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return;
+  const int rc = ::fsync(dir);
+  const int err = errno;
+  ::close(dir);
+  if (rc != 0 && err != EINVAL)  // EINVAL: a file system without folder fsync
+    throw std::runtime_error("cannot flush the folder of " + path + ": " + std::strerror(err));
+}
+
+// write_file_atomic and write_new_file_atomic: the rename replaces path or never does.
+void write_atomic(const std::string& path, std::string_view bytes, bool replace) {
   require(!path.empty(), "empty output file name");
   struct stat st {};
   require(::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode),
@@ -129,16 +162,30 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
   const int rc = ::close(fd);
   fd = -1;
   if (rc != 0) fail("cannot flush " + tmp);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("cannot rename " + tmp + " to " + path);
-  // The rename is an entry of the folder: flush the folder too.
-  const int dir = ::open(parent_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    const int rc = ::fsync(dir);
-    const int err = errno;
-    ::close(dir);
-    if (rc != 0 && err != EINVAL)  // EINVAL: a file system without folder fsync
-      throw std::runtime_error("cannot flush the folder of " + path + ": " + std::strerror(err));
+  if (replace ? std::rename(tmp.c_str(), path.c_str()) == 0 : rename_no_replace(tmp, path)) {
+    flush_folder_of(path);  // the rename is an entry of the folder: flush it too
+    return;
   }
+  if (errno != EEXIST) fail("cannot rename " + tmp + " to " + path);
+  ::unlink(tmp.c_str());
+  throw InputError(path + " appeared while it was being written; tinylm does not overwrite it");
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, std::string_view bytes) {
+  write_atomic(path, bytes, /*replace=*/true);
+}
+
+void write_new_file_atomic(const std::string& path, std::string_view bytes) {
+  write_atomic(path, bytes, /*replace=*/false);
+}
+
+void publish_new_folder(const std::string& temp, const std::string& path) {
+  if (rename_no_replace(temp, path)) return flush_folder_of(path);
+  if (errno == EEXIST || errno == ENOTEMPTY)
+    throw InputError(path + " appeared while it was being written; tinylm does not overwrite it");
+  throw std::runtime_error("cannot rename " + temp + " to " + path + ": " + reason());
 }
 
 std::string make_temp_folder(const std::string& path, const std::string& what) {

@@ -31,6 +31,16 @@ void require_readable_file(const std::string& path);
 // `path` is replaced by the file. On failure the temp file is removed.
 void write_file_atomic(const std::string& path, std::string_view bytes);
 
+// write_file_atomic for a file that must be new: the rename never replaces (renameat2's
+// RENAME_NOREPLACE), so a file that appears at `path` while this one is written stays,
+// and InputError says so (the temp file removed).
+void write_new_file_atomic(const std::string& path, std::string_view bytes);
+
+// Renames the filled folder `temp` (make_temp_folder's) to `path` unless something is at
+// `path` by then (even an empty folder, which a plain rename would replace): InputError,
+// and temp stays for the caller to remove.
+void publish_new_folder(const std::string& temp, const std::string& path);
+
 // Makes a new empty folder beside `path` (path + ".tmp-" and 8 random characters) with
 // mkdir, which never takes an existing folder or link; returns its name. For a folder to
 // be filled and then renamed into place. InputError naming `what` and path when the

@@ -189,6 +189,29 @@ TEST(ExportCli, AHuggingFaceFolderReadsBack) {
               "float32");
 }
 
+// A folder exported from a run whose vocabulary is not GPT-2's (here the addition task's)
+// keeps that tokenizer (tinylm_tokenizer.json), so tinylm reads text with it again; a
+// trailing slash names the folder itself; a gguf --out ending in one, or "DIR/.", is bad.
+TEST(ExportCli, AFolderOfAnotherVocabularyReadsBackWithIt) {
+  const std::string dir = fresh_dir("export-vocab");
+  ASSERT_EQ(run_tinylm("train --quiet --config configs/addition.json --out " + dir +
+                       "/run --set train.max_steps=5 --set train.eval_interval=5 "
+                       "--set train.eval_iters=1 --set train.batch_size=8")
+                .code,
+            0);
+  const RunResult r = run_tinylm("export --model " + dir + "/run --format hf --out " + dir + "/hf/");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(file_exists(dir + "/hf/tinylm_tokenizer.json"));
+  const std::string greedy = " --prompt 12+34= --max-new-tokens 4 --greedy";
+  const RunResult back = run_tinylm("generate --model " + dir + "/hf" + greedy);
+  ASSERT_EQ(back.code, 0) << back.output;
+  EXPECT_EQ(back.output, run_tinylm("generate --model " + dir + "/run" + greedy).output);
+  expect_exit(2, "export --model " + dir + "/run --format gguf --out " + dir + "/x/",
+              "names a folder");
+  expect_exit(2, "export --model " + dir + "/run --format hf --out " + dir + "/.",
+              "names no new file or folder");
+}
+
 // --checkpoint best|last exports that checkpoint file of a train run (the run's default,
 // as sample opens it, is best); only train runs have both.
 TEST(ExportCli, CheckpointBestOrLastIsThatFile) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,15 @@ TEST(GgufGpt2, BadFilesAreRefusedByName) {
   for (auto& [key, value] : wrong.metadata)
     if (key == "gpt2.embedding_length") value = GgufValue::u32(64);
   EXPECT_THROW(gpt_from_gguf(wrong), InputError);
+  // Keys a model cannot run with: an epsilon that is not finite, no feed-forward width.
+  for (const auto& [key, bad] :
+       {std::pair{"gpt2.attention.layer_norm_epsilon", GgufValue::f32(INFINITY)},
+        std::pair{"gpt2.feed_forward_length", GgufValue::u32(0)}}) {
+    Gguf broken = g;
+    for (auto& [k, value] : broken.metadata)
+      if (k == key) value = bad;
+    EXPECT_THROW(gpt_from_gguf(broken), InputError) << key;
+  }
 }
 
 }  // namespace

@@ -178,6 +178,32 @@ TEST(Files, TempFoldersAreNewAndNeverTakeAnExistingName) {
   std::filesystem::remove_all(dir);
 }
 
+// A new file or folder is never published over something that appeared at its name
+// while it was written (export's --out): InputError, what is there kept, nothing left over.
+TEST(Files, NewFilesAndFoldersNeverReplaceWhatAppeared) {
+  const std::string dir = temp_dir("no-replace");
+  write_new_file_atomic(dir + "/a.gguf", "first");
+  EXPECT_EQ(read_file(dir + "/a.gguf"), "first");
+  EXPECT_NE(input_error([&] { write_new_file_atomic(dir + "/a.gguf", "second"); })
+                .find("appeared while it was being written"),
+            std::string::npos);
+  EXPECT_EQ(read_file(dir + "/a.gguf"), "first");
+  const std::string temp = make_temp_folder(dir + "/hf", "--out");
+  std::ofstream(temp + "/config.json") << "{}";
+  std::filesystem::create_directory(dir + "/hf");  // empty: a plain rename would replace it
+  EXPECT_NE(input_error([&] { publish_new_folder(temp, dir + "/hf"); })
+                .find("appeared while it was being written"),
+            std::string::npos);
+  EXPECT_TRUE(std::filesystem::is_empty(dir + "/hf"));
+  std::filesystem::remove(dir + "/hf");
+  publish_new_folder(temp, dir + "/hf");
+  EXPECT_EQ(read_file(dir + "/hf/config.json"), "{}");
+  size_t entries = 0;  // a.gguf and hf: no temp file or folder left
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+  EXPECT_EQ(entries, 2u);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Files, OwnFoldersReplaceALinkInsteadOfWritingThroughIt) {
   const std::string dir = temp_dir("own-folders");
   std::filesystem::create_directory(dir + "/elsewhere");

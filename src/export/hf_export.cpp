@@ -111,7 +111,7 @@ HfExportSummary export_hf(OpenedModel& opened, const std::string& out, bool merg
   if (opened.classifier) require_hf_expressible(opened.classifier->body().config());
   write_folder(opened, out, s, [&](const std::string& dir) {
     if (opened.classifier) {
-      finetune::save_hf_classifier(*opened.classifier, dir);
+      finetune::save_hf_classifier(*opened.classifier, dir, opened.max_length);
       s.architecture = "GPT2ForSequenceClassification";
     } else {
       write_language_model(opened.language_model("tinylm export --format hf"), dir);

@@ -209,7 +209,7 @@ void finish(SequenceClassifier& model, const ClassificationData& data, const Fin
           "GPT2ForSequenceClassification's score does not\n");
   } else if (model.body().config().position == PositionEncoding::Learned &&
              model.body().config().pre_ln) {
-    save_hf_classifier(model, dir + "/hf");
+    save_hf_classifier(model, dir + "/hf", data.max_length);
     if (!quiet)
       std::printf("wrote %s/hf (GPT2ForSequenceClassification)%s\n", dir.c_str(),
                   file_exists(dir + "/adapter/adapter_config.json")

@@ -86,6 +86,16 @@ std::unique_ptr<SequenceClassifier> load_hf_classifier(const std::string& dir) {
   return model;
 }
 
+int64_t hf_classifier_max_length(const std::string& dir) {
+  const std::string path = dir + "/config.json";
+  const nlohmann::json hf = read_json_file(path);
+  if (!hf.contains("tinylm_max_length")) return 0;
+  const nlohmann::json& v = hf["tinylm_max_length"];
+  require(v.is_number_integer() && v.get<int64_t>() > 0 && v.get<int64_t>() <= INT32_MAX,
+          path + ": tinylm_max_length must be a positive integer");
+  return v.get<int64_t>();
+}
+
 void save_peft_classifier_adapter(SequenceClassifier& model, const std::string& dir,
                                   const std::string& base) {
   require(model.lora() != nullptr, "the classifier has no LoRA adapters to save");
@@ -93,7 +103,7 @@ void save_peft_classifier_adapter(SequenceClassifier& model, const std::string& 
                     {"SEQ_CLS", base, model.score.adapter ? nullptr : &model.score.weight});
 }
 
-void save_hf_classifier(SequenceClassifier& model, const std::string& dir) {
+void save_hf_classifier(SequenceClassifier& model, const std::string& dir, int64_t max_length) {
   const ClassifierConfig& cc = model.config();
   require(!cc.head_bias,
           "the classifier's head has a bias, which transformers' "
@@ -114,6 +124,7 @@ void save_hf_classifier(SequenceClassifier& model, const std::string& dir) {
   config["label2id"] = label2id;
   config["pad_token_id"] = cc.pad_token_id;
   config["tinylm_pooling"] = pooling_name(cc.pooling);
+  if (max_length > 0) config["tinylm_max_length"] = max_length;
 
   create_own_folder(dir);  // a link at dir is replaced, not written through
   save_safetensors(dir + "/model.safetensors", tensors, {{"format", "pt"}});

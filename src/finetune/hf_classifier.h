@@ -1,8 +1,9 @@
 // Hugging Face GPT2ForSequenceClassification folders: config.json (GPT-2's fields plus
 // num_labels, id2label, label2id, pad_token_id) and model.safetensors (the GPT-2 body as
 // in hf_gpt2.h, plus `score.weight` [num_labels, n_embd]; transformers' head has no bias).
-// tinylm also writes "tinylm_pooling" into config.json (transformers ignores it); a
-// folder without it pools as transformers does (last_non_pad).
+// tinylm also writes "tinylm_pooling" into config.json, and for a run that padded its
+// texts "tinylm_max_length" (transformers ignores both); a folder without them pools as
+// transformers does (last_non_pad) and reads each text as it comes.
 #pragma once
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -24,7 +25,13 @@ std::unique_ptr<SequenceClassifier> load_hf_classifier(const std::string& dir);
 // symbolic link there: files/create_own_folder). InputError
 // for a head with a bias (transformers' `score` has none) or attached LoRA adapters
 // (merge them first, or save them with save_peft_adapter).
-void save_hf_classifier(SequenceClassifier& model, const std::string& dir);
+// max_length: the length texts were cut and padded to in training (0: none).
+void save_hf_classifier(SequenceClassifier& model, const std::string& dir,
+                        int64_t max_length = 0);
+
+// DIR/config.json's tinylm_max_length (0 when absent): what a classify run's texts were
+// padded to, so that tinylm pools the same position when it reads the folder back.
+int64_t hf_classifier_max_length(const std::string& dir);
 
 // Writes the classifier's LoRA adapters as PEFT saves a SEQ_CLS adapter (lora/peft.h):
 // task_type SEQ_CLS, base_model_name_or_path `base`, and the head saved whole

@@ -99,6 +99,7 @@ OpenedModel open_model(const std::string& src, const OpenOptions& options) {
       m.classifier = finetune::load_hf_classifier(m.source.path);
       m.tokenizer = hf_folder_tokenizer(m.source.path, options);
       m.pad_id = m.classifier->config().pad_token_id;
+      m.max_length = finetune::hf_classifier_max_length(m.source.path);
       m.checkpoint = m.source.path + "/model.safetensors";
       break;
     case ModelSourceKind::TrainRun:

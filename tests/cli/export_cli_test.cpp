@@ -158,6 +158,14 @@ TEST(ExportCli, AClassifyLoraRunIsAPeftSeqClsAdapter) {
   // the folder the run wrote at its end, after merging its adapters
   for (const char* file : {"config.json", "model.safetensors"})
     EXPECT_EQ(read_file(dir + "/merged/" + file), read_file(run + "/hf/" + file)) << file;
+  // The run padded its texts (to tinylm_max_length) and pools the last position: read
+  // back, the folder classifies as the run does.
+  EXPECT_TRUE(nlohmann::json::parse(read_file(dir + "/merged/config.json"))
+                  .contains("tinylm_max_length"));
+  const std::string text = " --text \"Free entry to win a prize, call now\" --text \"see you\"";
+  const RunResult from_run = run_tinylm("classify --model " + run + text);
+  ASSERT_EQ(from_run.code, 0) << from_run.output;
+  EXPECT_EQ(run_tinylm("classify --model " + dir + "/merged" + text).output, from_run.output);
 }
 
 TEST(ExportCli, BadFlagsAreInputErrors) {

@@ -25,7 +25,8 @@ int run_eval(int argc, char** argv) {
   int64_t n = 1000, stride = 0, batch = 16;
   add_model_flags(app, source);
   app.add_option("--data", data, "text file to evaluate on (default: the run's validation split)");
-  app.add_option("--stride", stride, "window stride in tokens (default: block_size)");
+  app.add_option("--stride", stride, "window stride in tokens (default: block_size)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--batch", batch, "windows per forward pass")->capture_default_str();
   app.add_option("--task", task, "'addition': accuracy on held-out problems");
   app.add_option("--n", n, "number of held-out addition problems")->capture_default_str();

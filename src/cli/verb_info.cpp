@@ -54,7 +54,8 @@ int run_info(int argc, char** argv) {
   std::vector<int64_t> embedding_dims = {128, 256, 512, 1024};
   app.add_option("--embedding-table", embedding_vocab,
                  "print only the size of a token embedding table of this vocabulary at each "
-                 "--dims width (the course module: 32100)");
+                 "--dims width (the course module: 32100)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--dims", embedding_dims,
                  "widths for --embedding-table (default 128 256 512 1024)");
   std::string device, precision = "fp32";

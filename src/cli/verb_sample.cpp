@@ -9,6 +9,7 @@
 #include "generate/generate.h"
 #include "generate/stop_text_stream.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace tinylm::cli {
 
@@ -59,6 +60,8 @@ int run_sample(int argc, char** argv) {
   std::string device = "cpu";
   add_device_option(app, device);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
+  require(checkpoint.empty() || file_exists(checkpoint),
+          "--checkpoint " + checkpoint + ": no such file");
   if (!checkpoint.empty()) source.run = checkpoint;
   require(has_model(source), "give --run RUN_DIR, --checkpoint FILE or --model SRC");
   require(opts.max_new_tokens >= 0 && opts.max_new_tokens <= kMaxNewTokens,

@@ -10,7 +10,8 @@
 namespace tinylm {
 
 void validate(const SamplingOptions& o) {
-  require(o.temperature > 0, "--temperature must be positive (use --greedy for argmax)");
+  require(o.temperature > 0 && std::isfinite(o.temperature),
+          "--temperature must be a positive, finite number (use --greedy for argmax)");
   require(o.top_k >= 0, "--top-k must be >= 0 (0 keeps every token)");
   require(o.top_p > 0 && o.top_p <= 1, "--top-p must be in (0, 1]");
 }

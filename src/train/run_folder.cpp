@@ -92,6 +92,13 @@ RunFolderPlan plan_run_folder(const std::string& dir, const std::string& kind, b
                             (folder.exists ? "the run stopped before its first one"
                                            : "the folder does not exist") +
                             "); start the run again without --resume");
+  // A damaged checkpoint is not skipped over: resuming from the other one would write
+  // over it and over the log of the steps it held.
+  for (const auto& [path, error] :
+       {std::pair{saved.last, saved.last_error}, std::pair{saved.best, saved.best_error}})
+    require(path.empty() || error.empty(), "--resume: " + path + " cannot be read (" + error +
+                                               "); it is left as it is: move it out of " + dir +
+                                               " to resume from the other checkpoint");
   plan.resume_from = saved.newest();
   return plan;
 }

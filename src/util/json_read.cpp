@@ -149,7 +149,12 @@ Json parse_checked(std::string_view text, const JsonRules& rules, const Message&
   try {
     Json::sax_parse(text.begin(), text.end(), &builder);
   } catch (const Json::exception& e) {
-    throw InputError(message(0, std::string("not valid JSON (") + e.what() + ")"));
+    // nlohmann's message less its "[json.exception.parse_error.101] " tag: what is wrong
+    // and where, in words.
+    std::string what = e.what();
+    if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos)
+      what = what.substr(what.find("] ") + 2);
+    throw InputError(message(0, "not valid JSON (" + what + ")"));
   }
   return std::move(builder.root());
 }

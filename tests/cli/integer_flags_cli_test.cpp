@@ -27,6 +27,12 @@ TEST(IntegerFlags, BadIntegersExitTwoNamingTheFlag) {
       {"demo nope --seed -1", "--seed: a non-negative integer is needed, got -1"},
       {"demo nope --seed 18446744073709551616", "--seed: 18446744073709551616 is too large"},
       {"demo nope --layers 9223372036854775808", "--layers: 9223372036854775808 is out of range"},
+      // Values the flag cannot mean: 0 is not a stride, a thread count is not negative.
+      {"eval --run nowhere --stride 0", "--stride"},
+      {"prepare --tokenizer char --input nowhere --out nowhere --threads -5", "--threads"},
+      {"info --embedding-table 0", "--embedding-table"},
+      {"sample --run tests/fixtures/gpt2-tiny --temperature inf", "--temperature"},
+      {"sample --checkpoint nowhere.safetensors", "--checkpoint nowhere.safetensors: no such file"},
   };
   for (const Case& c : cases) {
     const RunResult r = run_tinylm(c.args);

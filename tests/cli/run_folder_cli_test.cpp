@@ -109,6 +109,28 @@ TEST(RunFolder, BestWithoutLastResumes) {
   fs::remove_all(dir);
 }
 
+// A damaged checkpoint stops --resume, naming it, and nothing in the folder changes:
+// resuming from the other checkpoint would write over it and over the log of its steps.
+TEST(RunFolder, ResumeRefusesADamagedCheckpoint) {
+  const std::string dir = fresh_dir("damaged");
+  const std::string cfg = tiny_config(dir);
+  const std::string run = dir + "/run";
+  ASSERT_EQ(run_tinylm("train --quiet --config " + cfg + " --out " + run).code, 0);
+  for (const char* name : {"last.safetensors", "best.safetensors"}) {
+    const std::string path = run + "/" + name;
+    const std::string good = read_file(path);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << good.substr(0, good.size() / 2);
+    const auto before = snapshot(run);
+    expect_exit(2,
+                "train --quiet --config " + cfg + " --out " + run +
+                    " --resume --set train.max_steps=25",
+                std::string(name) + " cannot be read");
+    EXPECT_EQ(snapshot(run), before) << name;
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << good;
+  }
+  fs::remove_all(dir);
+}
+
 // Item 3: the sample settings and prompt are checked before step 1 (no folder is made).
 TEST(RunFolder, SampleSettingsAreCheckedBeforeStepOne) {
   const std::string dir = fresh_dir("samplecheck");

@@ -238,6 +238,11 @@ TEST(JsonRead, DuplicateKeysAreRefusedAtAnyDepth) {
   EXPECT_EQ(parse_json(R"({"a": {"k": 1}, "b": {"k": 2}})", "c.json")["b"]["k"], 2);
   EXPECT_NE(input_error([] { parse_json("{", "c.json"); }).find("c.json: not valid JSON"),
             std::string::npos);
+  // In words, without the library's own tag ("[json.exception.parse_error.101]").
+  EXPECT_EQ(input_error([] { parse_json("{\"a\": 1e400}", "c.json"); }).find("json.exception"),
+            std::string::npos);
+  EXPECT_EQ(input_error([] { parse_json("{\"a\":", "c.json"); }).find("json.exception"),
+            std::string::npos);
 }
 
 TEST(JsonRead, FieldsNameTheirFileAndPath) {

@@ -1,6 +1,7 @@
 // Checks a tokenizer against reference encodings stored as JSONL, one case per line:
 //   {"text": "...", "ids": [...], "allowed_special": ["<|endoftext|>"] | "all"}
-// ("allowed_special" absent: none allowed, as tiktoken's encode_ordinary). Used by
+// ("allowed_special" absent: none allowed, as tiktoken's encode() with its defaults, so a
+// text holding a special token's spelling is an error, as tiktoken raises one). Used by
 // `tinylm tokenize --check`, the fixture test and the tiktoken differential test.
 #pragma once
 #include <cstdint>

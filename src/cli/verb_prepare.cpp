@@ -16,13 +16,15 @@
 namespace tinylm::cli {
 
 int run_prepare(int argc, char** argv) {
-  CLI::App app{"Tokenise a corpus once into train.bin / val.bin (uint16 ids, nanoGPT's "
-               "layout) and meta.json.",
-               "tinylm prepare"};
+  CLI::App app{
+      "Tokenise a corpus once into train.bin / val.bin (uint16 ids, nanoGPT's "
+      "layout) and meta.json.",
+      "tinylm prepare"};
   std::string tokenizer = "gpt2", input, out;
   double val_fraction = 0.1;
   int threads = 0;
-  app.add_option("--tokenizer", tokenizer, "gpt2, char, word, or a folder with encoder.json + vocab.bpe")
+  app.add_option("--tokenizer", tokenizer,
+                 "gpt2, char, word, or a folder with encoder.json + vocab.bpe")
       ->capture_default_str();
   app.add_option("--input", input, "the corpus (UTF-8 text)")->required()->check(kNonEmptyPath);
   app.add_option("--out", out, "output folder")->required()->check(kNonEmptyPath);
@@ -40,11 +42,13 @@ int run_prepare(int argc, char** argv) {
                                           " tokens) does not fit uint16 token files");
   std::vector<int32_t> ids;
   if (const auto* bpe = dynamic_cast<const BpeTokenizer*>(tok.get())) {
-    ids = bpe->encode_parallel(text, AllowedSpecials::every(), threads > 0 ? threads : num_threads());
+    ids =
+        bpe->encode_parallel(text, AllowedSpecials::every(), threads > 0 ? threads : num_threads());
   } else {
     ids = tok->encode(text);
   }
-  const size_t n_train = static_cast<size_t>(static_cast<double>(ids.size()) * (1.0 - val_fraction));
+  const size_t n_train =
+      static_cast<size_t>(static_cast<double>(ids.size()) * (1.0 - val_fraction));
   create_folder(out, "--out");
   write_token_file(out + "/train.bin", std::span(ids).first(n_train));
   write_token_file(out + "/val.bin", std::span(ids).subspan(n_train));

@@ -69,8 +69,7 @@ int run_tokenize(int argc, char** argv) {
   app.add_option("--check", check_path,
                  "JSONL of {\"text\", \"ids\", \"allowed_special\"?} cases; prints mismatches "
                  "and 'N passed, M failed'; exit 0 only if none failed");
-  app.add_option("--input", input,
-                 "a file of text to encode (or of ids to decode); default stdin");
+  app.add_option("--input", input, "a file of text to encode (or of ids to decode); default stdin");
   app.add_flag("--ids", print_ids, "print the ids, space separated (the default)");
   app.add_flag("--count", count, "print only the number of tokens");
   app.add_flag("--decode", decode, "read comma/space separated ids, print the text");

@@ -75,7 +75,8 @@ void write_folder(OpenedModel& opened, const std::string& out, HfExportSummary& 
       s.tokenizer_files = true;
     }
     if (opened.tokenizer && opened.tokenizer->kind() != "gpt2")  // tinylm reads it back
-      write_file_atomic(temp + "/" + kTinylmTokenizerFile, opened.tokenizer->to_json().dump() + "\n");
+      write_file_atomic(temp + "/" + kTinylmTokenizerFile,
+                        opened.tokenizer->to_json().dump() + "\n");
     publish_new_folder(temp, out);
   } catch (...) {
     fs::remove_all(temp);

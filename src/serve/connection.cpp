@@ -55,8 +55,8 @@ bool client_gone(int socket, const httplib::Request& req) {
   if (!is_connection_of(socket, req)) return true;  // closed, and the number reused
   char byte;
   const ssize_t n = ::recv(socket, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  if (n > 0) return false;  // bytes waiting: still there
-  if (n == 0) return true;  // the client closed its side
+  if (n > 0) return false;                                           // bytes waiting: still there
+  if (n == 0) return true;                                           // the client closed its side
   return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;  // reset
 }
 

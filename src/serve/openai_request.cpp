@@ -38,11 +38,10 @@ int64_t integer(const json& body, const char* key, int64_t fallback, int64_t lo,
   if (!v->is_number_integer())
     throw bad_field(key, std::string("'") + key + "' must be an integer");
   // JSON's non-negative integers are unsigned here (they may not fit int64_t).
-  const bool in_range =
-      v->is_number_unsigned()
-          ? v->get<uint64_t>() <= static_cast<uint64_t>(hi) &&
-                (lo <= 0 || v->get<uint64_t>() >= static_cast<uint64_t>(lo))
-          : v->get<int64_t>() >= lo && v->get<int64_t>() <= hi;
+  const bool in_range = v->is_number_unsigned()
+                            ? v->get<uint64_t>() <= static_cast<uint64_t>(hi) &&
+                                  (lo <= 0 || v->get<uint64_t>() >= static_cast<uint64_t>(lo))
+                            : v->get<int64_t>() >= lo && v->get<int64_t>() <= hi;
   if (!in_range)
     throw bad_field(key, std::string("'") + key + "' must be between " + std::to_string(lo) +
                              " and " + std::to_string(hi));

@@ -286,8 +286,8 @@ void Server::routes() {
     const auto with_pieces = body.find("with_pieces");
     if (with_pieces != body.end() && !with_pieces->is_boolean() && !with_pieces->is_null())
       throw bad_field("with_pieces", "'with_pieces' must be true or false");
-    const bool pieces = with_pieces != body.end() && with_pieces->is_boolean() &&
-                        with_pieces->get<bool>();
+    const bool pieces =
+        with_pieces != body.end() && with_pieces->is_boolean() && with_pieces->get<bool>();
     for (int32_t id : ids) {
       if (!pieces) {
         tokens.push_back(id);

@@ -160,8 +160,8 @@ TEST(ExportCli, AClassifyLoraRunIsAPeftSeqClsAdapter) {
     EXPECT_EQ(read_file(dir + "/merged/" + file), read_file(run + "/hf/" + file)) << file;
   // The run padded its texts (to tinylm_max_length) and pools the last position: read
   // back, the folder classifies as the run does.
-  EXPECT_TRUE(nlohmann::json::parse(read_file(dir + "/merged/config.json"))
-                  .contains("tinylm_max_length"));
+  EXPECT_TRUE(
+      nlohmann::json::parse(read_file(dir + "/merged/config.json")).contains("tinylm_max_length"));
   const std::string text = " --text \"Free entry to win a prize, call now\" --text \"see you\"";
   const RunResult from_run = run_tinylm("classify --model " + run + text);
   ASSERT_EQ(from_run.code, 0) << from_run.output;
@@ -197,17 +197,22 @@ TEST(ExportCli, AHuggingFaceFolderReadsBack) {
               "float32");
 }
 
+// Five steps of the addition task (an evaluation at steps 2 and 4): a run with best and
+// last checkpoints and the addition vocabulary, in a second.
+RunResult train_addition_run(const std::string& out) {
+  return run_tinylm("train --quiet --config configs/addition.json --out " + out +
+                    " --set train.max_steps=5 --set train.eval_interval=2 "
+                    "--set train.eval_iters=1 --set train.batch_size=8");
+}
+
 // A folder exported from a run whose vocabulary is not GPT-2's (here the addition task's)
 // keeps that tokenizer (tinylm_tokenizer.json), so tinylm reads text with it again; a
 // trailing slash names the folder itself; a gguf --out ending in one, or "DIR/.", is bad.
 TEST(ExportCli, AFolderOfAnotherVocabularyReadsBackWithIt) {
   const std::string dir = fresh_dir("export-vocab");
-  ASSERT_EQ(run_tinylm("train --quiet --config configs/addition.json --out " + dir +
-                       "/run --set train.max_steps=5 --set train.eval_interval=5 "
-                       "--set train.eval_iters=1 --set train.batch_size=8")
-                .code,
-            0);
-  const RunResult r = run_tinylm("export --model " + dir + "/run --format hf --out " + dir + "/hf/");
+  ASSERT_EQ(train_addition_run(dir + "/run").code, 0);
+  const RunResult r =
+      run_tinylm("export --model " + dir + "/run --format hf --out " + dir + "/hf/");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(file_exists(dir + "/hf/tinylm_tokenizer.json"));
   const std::string greedy = " --prompt 12+34= --max-new-tokens 4 --greedy";
@@ -224,11 +229,7 @@ TEST(ExportCli, AFolderOfAnotherVocabularyReadsBackWithIt) {
 // as sample opens it, is best); only train runs have both.
 TEST(ExportCli, CheckpointBestOrLastIsThatFile) {
   const std::string dir = fresh_dir("export-best");
-  ASSERT_EQ(run_tinylm("train --quiet --config configs/addition.json --out " + dir +
-                       "/run --set train.max_steps=5 --set train.eval_interval=2 "
-                       "--set train.eval_iters=1 --set train.batch_size=8")
-                .code,
-            0);
+  ASSERT_EQ(train_addition_run(dir + "/run").code, 0);
   const auto exported = [&](const std::string& model, const std::string& flags,
                             const std::string& out) {
     const RunResult r =

@@ -121,10 +121,9 @@ TEST(RunFolder, ResumeRefusesADamagedCheckpoint) {
     const std::string good = read_file(path);
     std::ofstream(path, std::ios::binary | std::ios::trunc) << good.substr(0, good.size() / 2);
     const auto before = snapshot(run);
-    expect_exit(2,
-                "train --quiet --config " + cfg + " --out " + run +
-                    " --resume --set train.max_steps=25",
-                std::string(name) + " cannot be read");
+    expect_exit(
+        2, "train --quiet --config " + cfg + " --out " + run + " --resume --set train.max_steps=25",
+        std::string(name) + " cannot be read");
     EXPECT_EQ(snapshot(run), before) << name;
     std::ofstream(path, std::ios::binary | std::ios::trunc) << good;
   }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/input_error.h"
 #include "model/gguf_gpt2.h"
 #include "model/hf_gpt2.h"
 #include "ops/q8_0.h"
@@ -194,18 +195,6 @@ TEST(GgufExport, AFileWithAnotherTokenizerIsRefusedByName) {
   }
 }
 
-
-// The message of the InputError f throws ("" when it throws none).
-template <typename F>
-std::string input_error_of(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // A file must hold exactly the tensors of the shape its keys give (llama.cpp counts them):
 // a block count that leaves blocks out, or a stray tensor, is refused, not loaded as a
 // smaller model; a token that is not UTF-8 is refused naming it.
@@ -215,19 +204,22 @@ TEST(GgufExport, TensorsBeyondTheShapeAndBrokenTokensAreRefused) {
   Gguf fewer_blocks = good;
   for (auto& [key, value] : fewer_blocks.metadata)
     if (key == "gpt2.block_count") value = GgufValue::u32(1);
-  EXPECT_NE(input_error_of([&] { gguf_gpt2_config(fewer_blocks); })
-                .find("tensor 'blk.1.attn_norm.weight' is not part of a gpt2 model of 1 blocks"),
+  EXPECT_NE(testing::input_error([&] {
+              gguf_gpt2_config(fewer_blocks);
+            }).find("tensor 'blk.1.attn_norm.weight' is not part of a gpt2 model of 1 blocks"),
             std::string::npos);
   Gguf stray = good;
   stray.tensors.push_back(stray.tensors.back());
   stray.tensors.back().name = "junk.weight";
-  EXPECT_NE(input_error_of([&] { gpt_from_gguf(stray); }).find("tensor 'junk.weight' is not part"),
-            std::string::npos);
+  EXPECT_NE(
+      testing::input_error([&] { gpt_from_gguf(stray); }).find("tensor 'junk.weight' is not part"),
+      std::string::npos);
   Gguf not_utf8 = good;
   for (auto& [key, value] : not_utf8.metadata)
     if (key == "tokenizer.ggml.tokens") value.strings[5] = "\xff\xfe";
-  EXPECT_NE(input_error_of([&] { gguf_tokenizer(not_utf8); }).find("token 5 is not valid UTF-8"),
-            std::string::npos);
+  EXPECT_NE(
+      testing::input_error([&] { gguf_tokenizer(not_utf8); }).find("token 5 is not valid UTF-8"),
+      std::string::npos);
   EXPECT_NO_THROW(gpt_from_gguf(good));
 }
 

@@ -47,14 +47,14 @@ TEST(OpenAiFields, LogitBiasAndPenaltiesChooseTheTokens) {
   // a +100 and b +90: a comes until its penalties (2 once, and 2 per time) sink it below
   // b; without penalties a comes every time.
   const int32_t b = tok.encode("b")[0];
-  const json penalised = json_of(post(c, "/v1/completions",
-                                      {{"prompt", "Hello"},
-                                       {"max_tokens", 16},
-                                       {"temperature", 0},
-                                       {"presence_penalty", 2},
-                                       {"frequency_penalty", 2},
-                                       {"logit_bias", {{std::to_string(a), 100},
-                                                       {std::to_string(b), 90}}}}));
+  const json penalised =
+      json_of(post(c, "/v1/completions",
+                   {{"prompt", "Hello"},
+                    {"max_tokens", 16},
+                    {"temperature", 0},
+                    {"presence_penalty", 2},
+                    {"frequency_penalty", 2},
+                    {"logit_bias", {{std::to_string(a), 100}, {std::to_string(b), 90}}}}));
   const std::string text = penalised["choices"][0]["text"];
   const size_t first_b = text.find_first_not_of('a');
   ASSERT_NE(first_b, std::string::npos) << text;
@@ -62,16 +62,16 @@ TEST(OpenAiFields, LogitBiasAndPenaltiesChooseTheTokens) {
   EXPECT_EQ(text[first_b], 'b') << text;
   expect_error(post(c, "/v1/completions", {{"prompt", "a"}, {"logit_bias", {{"x", 1}}}}), 400,
                "logit_bias");
-  expect_error(post(c, "/v1/completions", {{"prompt", "a"}, {"logit_bias", {{"99999", 1}}}}),
-               400, "logit_bias");
+  expect_error(post(c, "/v1/completions", {{"prompt", "a"}, {"logit_bias", {{"99999", 1}}}}), 400,
+               "logit_bias");
   expect_error(post(c, "/v1/completions", {{"prompt", "a"}, {"logit_bias", {{"5", 101}}}}), 400,
                "logit_bias");
   expect_error(post(c, "/v1/completions", {{"prompt", "a"}, {"presence_penalty", 3}}), 400,
                "presence_penalty");
-  expect_error(post(c, "/v1/chat/completions",
-                    {{"messages", {{{"role", "user"}, {"content", "x"}}}},
-                     {"frequency_penalty", -2.5}}),
-               400, "frequency_penalty");
+  expect_error(
+      post(c, "/v1/chat/completions",
+           {{"messages", {{{"role", "user"}, {"content", "x"}}}}, {"frequency_penalty", -2.5}}),
+      400, "frequency_penalty");
 }
 
 // "a" is forced until the frequency penalty lets <|endoftext|> win; every "a" is held back
@@ -137,8 +137,8 @@ TEST(OpenAiFields, LimitsNameTheirField) {
   expect_error(post(c, "/v1/completions", {{"prompt", too_long}, {"max_tokens", 0}}), 400,
                "prompt");
   // 16 prompts x 16 choices can never be queued at once (64): 400, not a 503 to retry.
-  const auto many = post(c, "/v1/completions",
-                         {{"prompt", std::vector<std::string>(16, "a")}, {"n", 16}});
+  const auto many =
+      post(c, "/v1/completions", {{"prompt", std::vector<std::string>(16, "a")}, {"n", 16}});
   expect_error(many, 400, "n");
   EXPECT_EQ(post(c, "/v1/completions", {{"prompt", "a"}, {"max_tokens", 1}})->status, 200);
 }

@@ -114,8 +114,7 @@ inline std::string metric_in(const std::string& metrics, const std::string& name
 
 // Polls /metrics until name reads value (a bounded number of times; false at once when
 // /metrics does not answer).
-inline bool wait_for_metric(httplib::Client& c, const std::string& name,
-                            const std::string& value) {
+inline bool wait_for_metric(httplib::Client& c, const std::string& name, const std::string& value) {
   for (int i = 0; i < 4000; ++i) {
     const auto r = c.Get("/metrics");
     if (!r) return false;

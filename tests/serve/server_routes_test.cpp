@@ -55,12 +55,14 @@ TEST(ServerRoutes, MetricsLabelsAreTheServersRoutesOnly) {
   std::string metrics;
   for (int i = 0; i < 400; ++i) {
     metrics = c.Get("/metrics")->body;
-    if (std::all_of(counted.begin(), counted.end(),
-                    [&](const std::string& line) { return metrics.find(line) != std::string::npos; }))
+    if (std::all_of(counted.begin(), counted.end(), [&](const std::string& line) {
+          return metrics.find(line) != std::string::npos;
+        }))
       break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  for (const std::string& line : counted) EXPECT_NE(metrics.find(line), std::string::npos) << metrics;
+  for (const std::string& line : counted)
+    EXPECT_NE(metrics.find(line), std::string::npos) << metrics;
   EXPECT_EQ(metrics.find("injected_metric"), std::string::npos) << metrics;
   EXPECT_EQ(metrics.find("/made/up"), std::string::npos) << metrics;
 }

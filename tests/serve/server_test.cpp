@@ -18,8 +18,8 @@ using testing::json_of;
 using testing::post;
 using testing::sse_payloads;
 using testing::stream_until_released;
-using testing::wait_for_metric;
 using testing::TestServer;
+using testing::wait_for_metric;
 
 // The text of a completions or chat stream, and its chunks.
 struct Streamed {

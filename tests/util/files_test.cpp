@@ -184,15 +184,17 @@ TEST(Files, NewFilesAndFoldersNeverReplaceWhatAppeared) {
   const std::string dir = temp_dir("no-replace");
   write_new_file_atomic(dir + "/a.gguf", "first");
   EXPECT_EQ(read_file(dir + "/a.gguf"), "first");
-  EXPECT_NE(input_error([&] { write_new_file_atomic(dir + "/a.gguf", "second"); })
-                .find("appeared while it was being written"),
+  EXPECT_NE(input_error([&] {
+              write_new_file_atomic(dir + "/a.gguf", "second");
+            }).find("appeared while it was being written"),
             std::string::npos);
   EXPECT_EQ(read_file(dir + "/a.gguf"), "first");
   const std::string temp = make_temp_folder(dir + "/hf", "--out");
   std::ofstream(temp + "/config.json") << "{}";
   std::filesystem::create_directory(dir + "/hf");  // empty: a plain rename would replace it
-  EXPECT_NE(input_error([&] { publish_new_folder(temp, dir + "/hf"); })
-                .find("appeared while it was being written"),
+  EXPECT_NE(input_error([&] {
+              publish_new_folder(temp, dir + "/hf");
+            }).find("appeared while it was being written"),
             std::string::npos);
   EXPECT_TRUE(std::filesystem::is_empty(dir + "/hf"));
   std::filesystem::remove(dir + "/hf");

@@ -240,7 +240,8 @@ void Engine::emit(Slot& slot, const float* logits) {
   }
   event.token = r.sampling.greedy ? argmax(choose_from, V)
                                   : sample_next(choose_from, V, r.sampling, slot.rng);
-  ++slot.counts[event.token];
+  if (r.adjust.presence_penalty != 0 || r.adjust.frequency_penalty != 0)
+    ++slot.counts[event.token];  // only the penalties read the counts
   if (r.top_logprobs >= 0) {
     ScoredToken scored = score_token(logits, V, event.token, r.top_logprobs);
     event.logprob = scored.logprob;

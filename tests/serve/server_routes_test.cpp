@@ -4,7 +4,6 @@
 // a client that hangs up before a non-streamed answer.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -48,21 +47,11 @@ TEST(ServerRoutes, MetricsLabelsAreTheServersRoutesOnly) {
   ASSERT_TRUE(stranger.Get("/made/up/path"));  // 401 without the key
   ASSERT_TRUE(c.Get("/health"));
   // A request is counted once its answer is sent, so the count may trail the client.
-  const std::vector<std::string> counted = {
-      "tinylm_requests_total{route=\"other\",status=\"204\"} 1",
-      "tinylm_requests_total{route=\"other\",status=\"401\"} 1",
-      "tinylm_requests_total{route=\"/health\",status=\"200\"} 1"};
-  std::string metrics;
-  for (int i = 0; i < 400; ++i) {
-    metrics = c.Get("/metrics")->body;
-    if (std::all_of(counted.begin(), counted.end(), [&](const std::string& line) {
-          return metrics.find(line) != std::string::npos;
-        }))
-      break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  for (const std::string& line : counted)
-    EXPECT_NE(metrics.find(line), std::string::npos) << metrics;
+  for (const char* counted : {"tinylm_requests_total{route=\"other\",status=\"204\"}",
+                              "tinylm_requests_total{route=\"other\",status=\"401\"}",
+                              "tinylm_requests_total{route=\"/health\",status=\"200\"}"})
+    EXPECT_TRUE(testing::wait_for_metric(c, counted, "1")) << counted;
+  const std::string metrics = c.Get("/metrics")->body;
   EXPECT_EQ(metrics.find("injected_metric"), std::string::npos) << metrics;
   EXPECT_EQ(metrics.find("/made/up"), std::string::npos) << metrics;
 }

@@ -401,6 +401,10 @@ void add_packed_cases(std::vector<Case>& cases) {
     for (int64_t C : {1, 7, 64, 769})
       for (int64_t OC : {1, 32, 130})
         for (bool bias : {false, true}) cases.push_back(linear_forward_packed_case(N, C, OC, bias));
+  // more than one group of row tiles (72 rows on AVX-512 builds), C in blocks of 512 and a
+  // remainder, C = 0 (the bias alone)
+  for (auto [N, C] : {std::pair<int64_t, int64_t>{150, 100}, {77, 1100}, {64, 1024}, {20, 0}})
+    cases.push_back(linear_forward_packed_case(N, C, 130, true));
 }
 
 }  // namespace tinylm::op_table

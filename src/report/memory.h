@@ -5,9 +5,10 @@
 //              and the fixed sinusoidal position table when used.
 //   forward:   tensors a forward_loss leaves alive for backward. Linear keeps a handle
 //              to its input (no copy) and owns its output; LayerNorm owns y, mean, rstd;
-//              MultiHeadAttention owns q, k, v, y [B, H, T, dh], the merged heads, and
-//              att [B, H, T, T], except when training without attention dropout, where
-//              the tiled kernel keeps only the row log-sum-exp [B, H, T]; FeedForward owns the activation output; the block owns
+//              MultiHeadAttention owns q, k, v, y [B, H, T, dh], the merged heads, and,
+//              when training, only each row's log-sum-exp [B, H, T] (the tiled kernel
+//              recomputes the weights and dropout's mask in backward; att [B, H, T, T]
+//              outside training); FeedForward owns the activation output; the block owns
 //              its two residual sums; GPT owns x0, logits and dlogits [B, T, V].
 //              Dropout (training, p > 0) owns a mask and an output per use.
 //   backward:  gradient buffers each module reuses from step to step (Linear dx,

@@ -13,6 +13,7 @@
 #include "serve/api_error.h"
 #include "serve/completion_routes.h"
 #include "serve/http_json.h"
+#include "serve/model_routes.h"
 #include "serve/openai_request.h"
 #include "serve/playground_html.h"  // generated from playground.html
 #include "serve/teaching_routes.h"
@@ -82,6 +83,16 @@ std::string status_text(int status) {
   }
 }
 
+// GET /: the playground page, always fetched fresh; its script talks to this server
+// (or another one the page is pointed at: connect-src *).
+void send_playground(httplib::Response& res) {
+  res.set_header("Cache-Control", "no-cache");
+  res.set_header("Content-Security-Policy",
+                 "default-src 'self'; style-src 'self' 'unsafe-inline'; "
+                 "script-src 'self' 'unsafe-inline'; connect-src *");
+  res.set_content(kPlaygroundHtml, "text/html; charset=utf-8");
+}
+
 }  // namespace
 
 int http_threads_for(const EngineOptions& engine) {
@@ -98,6 +109,7 @@ Server::Server(ServerOptions options)
     httplib::default_socket_options(sock);
     listen_socket_ = sock;
   });
+  hooks();
   routes();
 }
 
@@ -178,7 +190,10 @@ void Server::count(const httplib::Request& req, const httplib::Response& res) {
   ++requests_[{route, res.status}];
 }
 
-void Server::routes() {
+// What every request passes through: CORS and OPTIONS, the API key and the loading
+// state before routing; the error bodies (404, 405 with Allow, 413) and exceptions after;
+// the count for /metrics once answered.
+void Server::hooks() {
   httplib::Server& s = *http_;
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     add_cors(req, res);
@@ -219,108 +234,42 @@ void Server::routes() {
   });
   s.set_logger(
       [this](const httplib::Request& req, const httplib::Response& res) { count(req, res); });
+}
 
-  s.Get("/", [](const httplib::Request&, httplib::Response& res) {
-    res.set_header("Cache-Control", "no-cache");
-    res.set_header("Content-Security-Policy",
-                   "default-src 'self'; style-src 'self' 'unsafe-inline'; "
-                   "script-src 'self' 'unsafe-inline'; connect-src *");
-    res.set_content(kPlaygroundHtml, "text/html; charset=utf-8");
-  });
-  s.Get("/favicon.ico", [](const httplib::Request&, httplib::Response& res) {
-    res.status = 204;  // no icon (a browser asks for one with every page)
-  });
-  s.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
+// The routes of known_routes(), each to its handler.
+void Server::routes() {
+  using Req = httplib::Request;
+  using Res = httplib::Response;
+  httplib::Server& s = *http_;
+  s.Get("/", [](const Req&, Res& res) { send_playground(res); });
+  s.Get("/favicon.ico", [](const Req&, Res& res) { res.status = 204; });  // no icon
+  s.Get("/health", [this](const Req&, Res& res) {
     if (ready_)
       send_json(res, {{"status", "ok"}});
     else
       send_error(res, ApiError(503, "Loading model", "unavailable_error"));
   });
-  const auto model_json = [this] {
-    return json{{"id", model_.id},
-                {"object", "model"},
-                {"created", model_.created},
-                {"owned_by", "tinylm"}};
-  };
-  s.Get("/v1/models", [model_json](const httplib::Request&, httplib::Response& res) {
-    send_json(res, {{"object", "list"}, {"data", json::array({model_json()})}});
+  s.Get("/v1/models", [this](const Req&, Res& res) {
+    send_json(res, {{"object", "list"}, {"data", json::array({model_json(model_)})}});
   });
-  s.Get(R"(/v1/models/(.+))",
-        [this, model_json](const httplib::Request& req, httplib::Response& res) {
-          if (req.matches[1] != model_.id)
-            throw ApiError(404, "The model '" + std::string(req.matches[1]) + "' does not exist",
-                           "invalid_request_error", "model", "model_not_found");
-          send_json(res, model_json());
-        });
-  s.Get("/props", [this](const httplib::Request&, httplib::Response& res) {
-    const GPTConfig& c = model_.model->config();
-    send_json(res, {{"model", model_.id},
-                    {"source", model_.source},
-                    {"shape",
-                     {{"n_layer", c.n_layer},
-                      {"n_head", c.n_head},
-                      {"d_model", c.d_model},
-                      {"vocab_size", c.vocab_size},
-                      {"block_size", c.block_size}}},
-                    {"tokenizer", model_.tokenizer->kind()},
-                    {"chat_template", model_.chat_template.name},
-                    {"chat_stops", model_.chat_template.stops()},
-                    {"slots", engine_->parallel()},
-                    {"context", engine_->context()},
-                    // llama.cpp's server's names for the same
-                    {"total_slots", engine_->parallel()},
-                    {"model_path", model_.source},
-                    {"default_generation_settings", {{"n_ctx", engine_->context()}}},
-                    {"defaults",
-                     {{"max_tokens", 16}, {"temperature", 1.0}, {"top_p", 1.0}, {"top_k", 0}}}});
+  s.Get(R"(/v1/models/(.+))", [this](const Req& req, Res& res) {
+    if (req.matches[1] != model_.id)
+      throw ApiError(404, "The model '" + std::string(req.matches[1]) + "' does not exist",
+                     "invalid_request_error", "model", "model_not_found");
+    send_json(res, model_json(model_));
   });
-  s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(metrics(), "text/plain; version=0.0.4");
-  });
-  s.Post("/tokenize", [this](const httplib::Request& req, httplib::Response& res) {
-    const json body = parse_body(req.body);
-    if (!body.is_object() || !body.contains("content") || !body["content"].is_string())
-      throw bad_field("content", "'content' must be a string");
-    const std::vector<int32_t> ids = model_.tokenizer->encode(body["content"].get<std::string>());
-    json tokens = json::array();
-    const auto with_pieces = body.find("with_pieces");
-    if (with_pieces != body.end() && !with_pieces->is_boolean() && !with_pieces->is_null())
-      throw bad_field("with_pieces", "'with_pieces' must be true or false");
-    const bool pieces =
-        with_pieces != body.end() && with_pieces->is_boolean() && with_pieces->get<bool>();
-    for (int32_t id : ids) {
-      if (!pieces) {
-        tokens.push_back(id);
-        continue;
-      }
-      const std::string piece = model_.tokenizer->decode_piece(id, false);
-      tokens.push_back({{"id", id}, {"piece", piece}, {"bytes", byte_list(piece)}});
-    }
-    send_json(res, {{"tokens", tokens}});
-  });
-  s.Post("/detokenize", [this](const httplib::Request& req, httplib::Response& res) {
-    const json body = parse_body(req.body);
-    if (!body.is_object() || !body.contains("tokens") || !body["tokens"].is_array())
-      throw bad_field("tokens", "'tokens' must be a list of token ids");
-    std::vector<int32_t> ids;
-    for (const json& id : body["tokens"]) {
-      if (!id.is_number_integer() || id.get<int64_t>() < 0 ||
-          id.get<int64_t>() >= model_.tokenizer->vocab_size())
-        throw bad_field("tokens", "'tokens' must hold ids in [0, " +
-                                      std::to_string(model_.tokenizer->vocab_size()) + ")");
-      ids.push_back(static_cast<int32_t>(id.get<int64_t>()));
-    }
-    send_json(res, {{"content", model_.tokenizer->decode(ids)}});
-  });
-  s.Post("/tinylm/next-token", [this](const httplib::Request& req, httplib::Response& res) {
-    answer_next_token(model_, *engine_, req, res);
-  });
-  s.Post("/tinylm/attention", [this](const httplib::Request& req, httplib::Response& res) {
-    answer_attention(model_, *engine_, req, res);
-  });
+  s.Get("/props", [this](const Req&, Res& res) { send_json(res, props_json(model_, *engine_)); });
+  s.Get("/metrics",
+        [this](const Req&, Res& res) { res.set_content(metrics(), "text/plain; version=0.0.4"); });
+  s.Post("/tokenize", [this](const Req& req, Res& res) { answer_tokenize(model_, req, res); });
+  s.Post("/detokenize", [this](const Req& req, Res& res) { answer_detokenize(model_, req, res); });
+  s.Post("/tinylm/next-token",
+         [this](const Req& req, Res& res) { answer_next_token(model_, *engine_, req, res); });
+  s.Post("/tinylm/attention",
+         [this](const Req& req, Res& res) { answer_attention(model_, *engine_, req, res); });
   for (auto [path, api] :
        {std::pair{"/v1/completions", Api::kCompletions}, {"/v1/chat/completions", Api::kChat}}) {
-    s.Post(path, [this, api](const httplib::Request& req, httplib::Response& res) {
+    s.Post(path, [this, api](const Req& req, Res& res) {
       answer_completion(api, model_, *engine_, req, res, options_.request_timeout_seconds);
     });
   }

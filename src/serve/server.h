@@ -75,6 +75,7 @@ class Server {
   bool wait_stopped(std::chrono::milliseconds timeout) const;
 
  private:
+  void hooks();
   void routes();
   bool authorized(const httplib::Request& req) const;
   void add_cors(const httplib::Request& req, httplib::Response& res) const;

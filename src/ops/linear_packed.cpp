@@ -35,10 +35,10 @@ constexpr int kTileRows = 6;
 constexpr int kWidth = sizeof(Vec) / sizeof(float);
 constexpr int kVecs = static_cast<int>(kPackedPanel) / kWidth;
 static_assert(kVecs * kWidth == kPackedPanel, "a panel is whole vectors");
-constexpr int64_t kBlockK = 512;
-constexpr int64_t kGroupRows = 72;  // 6 tiles on AVX-512 builds, 12 otherwise
+constexpr int64_t kBlockK = 512;    // k steps per block: 64 KB of panel on AVX-512 builds
+constexpr int64_t kGroupRows = 72;  // rows per item: 6 tiles on AVX-512 builds, 12 otherwise
 static_assert(kGroupRows % kTileRows == 0, "a group is whole tiles");
-constexpr int64_t kLineBytes = 64;
+constexpr int64_t kLineBytes = 64;  // a cache line, the unit of prefetching
 
 // Keeps v in a register (GCC may otherwise re-read a vector each product uses).
 inline void in_register(Vec& v) {

@@ -1,12 +1,13 @@
 // A model opened by open/ as a GGUF file: the Hugging Face fixture's logits back bit for
 // bit from the file, and the tokenizer keys llama.cpp's gpt2 tokenizer reads (tokens in
 // GPT-2's alphabet, control and pad types, merges in rank order, bos/eos), for BPE and
-// char vocabularies. llama.cpp
-// itself reads these files in tests/export/llama_cpp/run.sh.
+// char vocabularies; a file in the layout of llama.cpp's converter opens as the same
+// model. llama.cpp itself reads these files in tests/export/llama_cpp/run.sh.
 #include "export/gguf_export.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -147,6 +148,51 @@ TEST(GgufExport, AnExportedFileOpensAsAModelWithItsTokenizer) {
   EXPECT_EQ(back.tokenizer->eot_id(), 50256);
   const std::vector<int32_t> ids = opened.tokenizer->encode(text);
   EXPECT_EQ(back.tokenizer->decode(ids), text);
+}
+
+// A file as llama.cpp's tools write it opens as the same model: the converter's extra
+// metadata (string arrays, u64, f64, bools, its alignment), tensors in another order, older
+// converters' copy of token_embd as `output` (an untied head of the same values), and a tensor of
+// another type than the rest (llama-quantize's position table).
+TEST(GgufExport, AFileInTheConverterLayoutOpensAsTheSameModel) {
+  OpenedModel opened = open_model(kTiny);
+  Gguf g = export_gguf(opened, GgmlType::kF32, "tiny");
+  GgufValue f64;
+  f64.type = GgufType::kF64, f64.floats = {0.5};
+  for (auto& entry : std::vector<std::pair<std::string, GgufValue>>{
+           {"general.type", GgufValue::string("model")},
+           {"general.size_label", GgufValue::string("1.6M")},
+           {"general.tags", GgufValue::strings_of({"text-generation", "gpt2"})},
+           {"general.quantization_version", GgufValue::u32(2)},
+           {"general.alignment", GgufValue::u32(64)},
+           {"general.source.size", GgufValue::u64(1)},
+           {"general.sampling.temp", f64},
+           {"tokenizer.ggml.unknown_token_id", GgufValue::u32(50256)},
+           {"tokenizer.ggml.add_eos_token", GgufValue::boolean(false)}})
+    g.metadata.push_back(std::move(entry));
+  GgufTensor head = g.tensor("token_embd.weight");
+  head.name = "output.weight";
+  g.tensors.push_back(std::move(head));
+  std::reverse(g.tensors.begin(), g.tensors.end());
+  auto reference = load_hf_gpt2(kTiny);
+  Tensor& wpe = reference->wpe.weight.value;
+  for (GgufTensor& t : g.tensors) {
+    if (t.name != "position_embd.weight") continue;
+    t = gguf_tensor(t.name, wpe, GgmlType::kF16);
+    ggml_to_float(GgmlType::kF16, t.bytes.data(), wpe.numel(), wpe.data());  // as read back
+  }
+
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "tinylm-converter-layout-test.gguf").string();
+  save_gguf(path, g);
+  OpenedModel back = open_model(path);
+  std::filesystem::remove(path);
+  GPT& model = back.language_model("test");
+  EXPECT_FALSE(model.config().tie_head);
+  EXPECT_EQ(logits_of(model), logits_of(*reference));
+  const std::string text = "Hello, I am a tiny language model!<|endoftext|>";
+  EXPECT_EQ(back.tokenizer->encode(text), opened.tokenizer->encode(text));
+  EXPECT_EQ(back.stored_decode_weights, nn::DecodeWeights::kF32);
 }
 
 // A Q8_0 file decodes with its own 8-bit blocks: the weights widened on load and

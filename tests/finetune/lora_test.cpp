@@ -284,6 +284,13 @@ TEST(Peft, RejectsAdaptersThatDoNotMatchTheBase) {
               t[0].first = "base_model.model.lm_head.lora_A.weight";
             }).find("tied"),
             std::string::npos);
+  EXPECT_NE(error_with([](nlohmann::json&, Tensors& t) { t.clear(); }).find("no LoRA tensors"),
+            std::string::npos);
+  EXPECT_NE(error_with([](nlohmann::json&, Tensors& t) {  // a saved head, and the base has none
+              t.emplace_back("base_model.model.score.weight", Tensor::zeros({2, 8}));
+            })
+                .find("has a classification head (score.weight) but the base has none"),
+            std::string::npos);
   EXPECT_NE(error_with([](nlohmann::json& c, Tensors& t) {  // r = 25 > max(in 8, out 24)
               c["r"] = 25;
               t[0].second = Tensor::zeros({25, 8});

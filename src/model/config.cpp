@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <string_view>
 
 #include "util/checked_math.h"
 #include "util/error.h"
@@ -86,95 +87,123 @@ nlohmann::json GPTConfig::to_json() const {
   return j;
 }
 
-GPTConfig GPTConfig::from_json(const nlohmann::json& j, const std::string& prefix) {
-  require(j.is_object(), prefix.empty()
-                             ? "config must be a JSON object"
-                             : prefix.substr(0, prefix.size() - 1) + " must be a JSON object");
-  GPTConfig c;
-  if (j.contains("preset")) {
-    require(j["preset"].is_string(), prefix + "preset must be a string");
-    c = preset(j["preset"].get<std::string>());
-  }
-  const auto get_int = [&](const std::string& key, int64_t& out) {
+namespace {
+
+// A GPTConfig member of type T and its JSON key.
+template <typename T>
+struct Field {
+  std::string_view key;
+  T GPTConfig::*member;
+};
+
+// The plain fields by JSON type: the keys from_json accepts besides "preset", "bias",
+// "activation" and "position". (Constant-initialized: no static initialization order.)
+constexpr Field<int64_t> kIntegerFields[] = {
+    {"vocab_size", &GPTConfig::vocab_size}, {"block_size", &GPTConfig::block_size},
+    {"n_layer", &GPTConfig::n_layer},       {"n_head", &GPTConfig::n_head},
+    {"d_model", &GPTConfig::d_model},       {"d_ff", &GPTConfig::d_ff}};
+constexpr Field<bool> kBooleanFields[] = {{"pre_ln", &GPTConfig::pre_ln},
+                                          {"residual", &GPTConfig::residual},
+                                          {"tie_head", &GPTConfig::tie_head},
+                                          {"qkv_bias", &GPTConfig::qkv_bias},
+                                          {"attn_proj_bias", &GPTConfig::attn_proj_bias},
+                                          {"ffn_bias", &GPTConfig::ffn_bias},
+                                          {"ln_bias", &GPTConfig::ln_bias},
+                                          {"head_bias", &GPTConfig::head_bias}};
+constexpr Field<float> kFloatFields[] = {{"ln_eps", &GPTConfig::ln_eps},
+                                         {"dropout", &GPTConfig::dropout},
+                                         {"attn_dropout", &GPTConfig::attn_dropout}};
+
+// The member with JSON key `key` in `fields`; null when none has it.
+template <typename T, size_t N>
+T GPTConfig::*member_named(const Field<T> (&fields)[N], const std::string& key) {
+  for (const Field<T>& f : fields)
+    if (f.key == key) return f.member;
+  return nullptr;
+}
+
+// Typed reads of a model config's keys; InputError naming "<prefix><key>".
+struct ModelFields {
+  const nlohmann::json& j;
+  const std::string& prefix;
+
+  int64_t integer(const std::string& key) const {
     // An unsigned value above INT64_MAX would wrap to a negative one: out of range.
     const bool in_int64 = j[key].is_number_integer() &&
                           (!j[key].is_number_unsigned() || j[key].get<uint64_t>() <= INT64_MAX);
     require(in_int64,
             prefix + key + " must be an integer (at most " + std::to_string(INT64_MAX) + ")");
-    out = j[key].get<int64_t>();
-  };
-  const auto get_bool = [&](const std::string& key, bool& out) {
+    return j[key].get<int64_t>();
+  }
+  bool boolean(const std::string& key) const {
     require(j[key].is_boolean(), prefix + key + " must be true or false");
-    out = j[key].get<bool>();
-  };
-  const auto get_float = [&](const std::string& key, float& out) {
+    return j[key].get<bool>();
+  }
+  float float32(const std::string& key) const {
     require(j[key].is_number(), prefix + key + " must be a number");
     const double v = j[key].get<double>();
     require(std::isfinite(v) && std::abs(v) <= std::numeric_limits<float>::max(),
             prefix + key + " is out of the range of a 32-bit float");
-    out = static_cast<float>(v);
-  };
-  for (const auto& [key, value] : j.items()) {
-    if (key == "preset") continue;
-    if (key == "vocab_size")
-      get_int(key, c.vocab_size);
-    else if (key == "block_size")
-      get_int(key, c.block_size);
-    else if (key == "n_layer")
-      get_int(key, c.n_layer);
-    else if (key == "n_head")
-      get_int(key, c.n_head);
-    else if (key == "d_model")
-      get_int(key, c.d_model);
-    else if (key == "d_ff")
-      get_int(key, c.d_ff);
-    else if (key == "pre_ln")
-      get_bool(key, c.pre_ln);
-    else if (key == "residual")
-      get_bool(key, c.residual);
-    else if (key == "tie_head")
-      get_bool(key, c.tie_head);
-    else if (key == "qkv_bias")
-      get_bool(key, c.qkv_bias);
-    else if (key == "attn_proj_bias")
-      get_bool(key, c.attn_proj_bias);
-    else if (key == "ffn_bias")
-      get_bool(key, c.ffn_bias);
-    else if (key == "ln_bias")
-      get_bool(key, c.ln_bias);
-    else if (key == "head_bias")
-      get_bool(key, c.head_bias);
-    else if (key == "bias") {
-      bool b = false;
-      get_bool(key, b);
-      c.qkv_bias = c.attn_proj_bias = c.ffn_bias = c.ln_bias = b;
-    } else if (key == "ln_eps")
-      get_float(key, c.ln_eps);
-    else if (key == "dropout")
-      get_float(key, c.dropout);
-    else if (key == "attn_dropout")
-      get_float(key, c.attn_dropout);
-    else if (key == "activation") {
-      require(value.is_string(), prefix + key + " must be a string");
-      try {
-        c.activation = ops::parse_activation(value.get<std::string>());
-      } catch (const InputError& e) {
-        throw InputError(prefix + key + ": " + e.what());
-      }
-    } else if (key == "position") {
-      require(value.is_string(), prefix + key + " must be a string");
-      const std::string p = value.get<std::string>();
-      if (p == "learned")
-        c.position = PositionEncoding::Learned;
-      else if (p == "sinusoidal")
-        c.position = PositionEncoding::Sinusoidal;
-      else
-        throw InputError(prefix + key + ": unknown position encoding '" + p +
-                         "' (learned or sinusoidal)");
-    } else {
-      throw InputError("unknown field " + prefix + key);
-    }
+    return static_cast<float>(v);
   }
+  std::string string(const std::string& key) const {
+    require(j[key].is_string(), prefix + key + " must be a string");
+    return j[key].get<std::string>();
+  }
+};
+
+// The defaults, or the preset the config names.
+GPTConfig defaults_or_preset(const ModelFields& fields) {
+  if (!fields.j.contains("preset")) return GPTConfig{};
+  require(fields.j["preset"].is_string(), fields.prefix + "preset must be a string");
+  return GPTConfig::preset(fields.j["preset"].get<std::string>());
+}
+
+ops::Activation read_activation(const ModelFields& fields, const std::string& key) {
+  const std::string name = fields.string(key);
+  try {
+    return ops::parse_activation(name);
+  } catch (const InputError& e) {
+    throw InputError(fields.prefix + key + ": " + e.what());
+  }
+}
+
+PositionEncoding read_position(const ModelFields& fields, const std::string& key) {
+  const std::string p = fields.string(key);
+  if (p == "learned") return PositionEncoding::Learned;
+  if (p == "sinusoidal") return PositionEncoding::Sinusoidal;
+  throw InputError(fields.prefix + key + ": unknown position encoding '" + p +
+                   "' (learned or sinusoidal)");
+}
+
+// One key of the config into c; InputError for a key GPTConfig does not have.
+void read_field(const ModelFields& fields, const std::string& key, GPTConfig& c) {
+  if (const auto integer = member_named(kIntegerFields, key))
+    c.*integer = fields.integer(key);
+  else if (const auto boolean = member_named(kBooleanFields, key))
+    c.*boolean = fields.boolean(key);
+  else if (const auto number = member_named(kFloatFields, key))
+    c.*number = fields.float32(key);
+  else if (key == "bias")  // nanoGPT's one switch for the four bias flags
+    c.qkv_bias = c.attn_proj_bias = c.ffn_bias = c.ln_bias = fields.boolean(key);
+  else if (key == "activation")
+    c.activation = read_activation(fields, key);
+  else if (key == "position")
+    c.position = read_position(fields, key);
+  else
+    throw InputError("unknown field " + fields.prefix + key);
+}
+
+}  // namespace
+
+GPTConfig GPTConfig::from_json(const nlohmann::json& j, const std::string& prefix) {
+  require(j.is_object(), prefix.empty()
+                             ? "config must be a JSON object"
+                             : prefix.substr(0, prefix.size() - 1) + " must be a JSON object");
+  const ModelFields fields{j, prefix};
+  GPTConfig c = defaults_or_preset(fields);
+  for (const auto& item : j.items())
+    if (item.key() != "preset") read_field(fields, item.key(), c);
   return c;
 }
 

@@ -46,81 +46,46 @@ int run_check(const BpeTokenizer& tok, const std::string& path) {
   return r.failed == 0 ? 0 : 1;
 }
 
-}  // namespace
-
-int run_tokenize(int argc, char** argv) {
-  CLI::App app{
-      "Encode text to GPT-2 BPE token ids (exactly as OpenAI's tiktoken \"gpt2\"), "
-      "decode ids to text, or check the tokenizer against reference encodings.",
-      "tinylm tokenize"};
-  std::string kind = "gpt2", vocab_dir, check_path, input;
+// The flags of `tinylm tokenize`.
+struct TokenizeArgs {
+  std::string kind = "gpt2", vocab_dir, check_path, input, vocab_from;
   bool print_ids = false, count = false, decode = false, ordinary = false;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::string vocab_from;
-  app.add_option("--tokenizer", kind,
+};
+
+void add_tokenize_flags(CLI::App& app, TokenizeArgs& a) {
+  app.add_option("--tokenizer", a.kind,
                  "gpt2 (OpenAI's files), bpe (any vocabulary in GPT-2's format, with "
                  "--vocab-dir), or word / char (Raschka's SimpleTokenizerV2 and characters: "
                  "the vocabulary is built from --vocab-from)")
       ->check(CLI::IsMember({"gpt2", "bpe", "word", "char"}));
-  app.add_option("--vocab-from", vocab_from,
+  app.add_option("--vocab-from", a.vocab_from,
                  "word / char: the corpus whose vocabulary is used (default: the input itself)");
-  app.add_option("--vocab-dir", vocab_dir,
+  app.add_option("--vocab-dir", a.vocab_dir,
                  "folder with encoder.json and vocab.bpe (default: the repo's data/gpt2)");
-  app.add_option("--check", check_path,
+  app.add_option("--check", a.check_path,
                  "JSONL of {\"text\", \"ids\", \"allowed_special\"?} cases; prints mismatches "
                  "and 'N passed, M failed'; exit 0 only if none failed");
-  app.add_option("--input", input, "a file of text to encode (or of ids to decode); default stdin");
-  app.add_flag("--ids", print_ids, "print the ids, space separated (the default)");
-  app.add_flag("--count", count, "print only the number of tokens");
-  app.add_flag("--decode", decode, "read comma/space separated ids, print the text");
-  app.add_flag("--ordinary", ordinary,
+  app.add_option("--input", a.input,
+                 "a file of text to encode (or of ids to decode); default stdin");
+  app.add_flag("--ids", a.print_ids, "print the ids, space separated (the default)");
+  app.add_flag("--count", a.count, "print only the number of tokens");
+  app.add_flag("--decode", a.decode, "read comma/space separated ids, print the text");
+  app.add_flag("--ordinary", a.ordinary,
                "treat <|endoftext|> as plain text (default: it becomes id 50256)");
-  app.add_option("--threads", threads, "threads for large inputs")->check(CLI::Range(1, 1024));
-  if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
-  require(!(count && print_ids), "--count and --ids exclude each other");
-  require(!(decode && (count || print_ids)), "--decode prints text: no --count or --ids");
-  require(kind != "bpe" || !vocab_dir.empty(), "--tokenizer bpe needs --vocab-dir");
+  app.add_option("--threads", a.threads, "threads for large inputs")->check(CLI::Range(1, 1024));
+}
 
-  if (kind == "word" || kind == "char") {
-    require(check_path.empty(),
-            "--check compares GPT-2 BPE with tiktoken: not with --tokenizer " + kind);
-    require(!vocab_from.empty() || !decode,
-            "--decode with --tokenizer " + kind + " needs --vocab-from");
-    const std::string in = read_input(input);
-    const auto tok = tokenizer_for_corpus(kind, vocab_from.empty() ? in : read_file(vocab_from));
-    if (decode) {
-      const std::string text = tok->decode(parse_token_ids(in, "--decode"));
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      return 0;
-    }
-    const std::vector<int32_t> ids = tok->encode(in);
-    if (count) {
-      std::printf("%zu\n", ids.size());
-    } else {
-      for (size_t i = 0; i < ids.size(); ++i) std::printf(i ? " %d" : "%d", ids[i]);
-      std::printf("\n");
-    }
-    std::fflush(stdout);  // the ids first, then the note
-    std::fprintf(stderr, "%s vocabulary of %lld tokens\n", kind.c_str(),
-                 static_cast<long long>(tok->vocab_size()));
-    return 0;
-  }
-  require(vocab_from.empty(), "--vocab-from is for --tokenizer word / char");
-  const BpeTokenizer tok(vocab_dir.empty() ? default_gpt2_dir() : vocab_dir, kind);
-  if (!check_path.empty()) return run_check(tok, check_path);
+// Decoded text as it is (no newline added), or the ids: their count, or one line of them
+// separated by spaces.
+void print_text(const std::string& text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+}
 
-  const std::string in = read_input(input);
-  if (decode) {
-    const std::string text = tok.decode(parse_token_ids(in, "--decode"));
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return 0;
-  }
-  const std::vector<int32_t> ids = ordinary
-                                       ? tok.encode_ordinary(in)
-                                       : tok.encode_parallel(in, AllowedSpecials::every(), threads);
+void print_ids(const std::vector<int32_t>& ids, bool count) {
   if (count) {
     std::printf("%zu\n", ids.size());
-    return 0;
+    return;
   }
   std::string out;
   out.reserve(ids.size() * 6);
@@ -129,8 +94,59 @@ int run_tokenize(int argc, char** argv) {
     out += std::to_string(ids[i]);
   }
   out += '\n';
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  print_text(out);
+}
+
+// --tokenizer word / char: the vocabulary of --vocab-from (or of the input itself).
+int run_corpus_tokenizer(const TokenizeArgs& a) {
+  require(a.check_path.empty(),
+          "--check compares GPT-2 BPE with tiktoken: not with --tokenizer " + a.kind);
+  require(!a.vocab_from.empty() || !a.decode,
+          "--decode with --tokenizer " + a.kind + " needs --vocab-from");
+  const std::string in = read_input(a.input);
+  const auto tok =
+      tokenizer_for_corpus(a.kind, a.vocab_from.empty() ? in : read_file(a.vocab_from));
+  if (a.decode) {
+    print_text(tok->decode(parse_token_ids(in, "--decode")));
+    return 0;
+  }
+  print_ids(tok->encode(in), a.count);
+  std::fflush(stdout);  // the ids first, then the note
+  std::fprintf(stderr, "%s vocabulary of %lld tokens\n", a.kind.c_str(),
+               static_cast<long long>(tok->vocab_size()));
   return 0;
+}
+
+// --tokenizer gpt2 / bpe: encode, decode or --check against tiktoken's ids.
+int run_bpe_tokenizer(const TokenizeArgs& a) {
+  require(a.vocab_from.empty(), "--vocab-from is for --tokenizer word / char");
+  const BpeTokenizer tok(a.vocab_dir.empty() ? default_gpt2_dir() : a.vocab_dir, a.kind);
+  if (!a.check_path.empty()) return run_check(tok, a.check_path);
+  const std::string in = read_input(a.input);
+  if (a.decode) {
+    print_text(tok.decode(parse_token_ids(in, "--decode")));
+    return 0;
+  }
+  print_ids(a.ordinary ? tok.encode_ordinary(in)
+                       : tok.encode_parallel(in, AllowedSpecials::every(), a.threads),
+            a.count);
+  return 0;
+}
+
+}  // namespace
+
+int run_tokenize(int argc, char** argv) {
+  CLI::App app{
+      "Encode text to GPT-2 BPE token ids (exactly as OpenAI's tiktoken \"gpt2\"), "
+      "decode ids to text, or check the tokenizer against reference encodings.",
+      "tinylm tokenize"};
+  TokenizeArgs a;
+  add_tokenize_flags(app, a);
+  if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
+  require(!(a.count && a.print_ids), "--count and --ids exclude each other");
+  require(!(a.decode && (a.count || a.print_ids)), "--decode prints text: no --count or --ids");
+  require(a.kind != "bpe" || !a.vocab_dir.empty(), "--tokenizer bpe needs --vocab-dir");
+  return a.kind == "word" || a.kind == "char" ? run_corpus_tokenizer(a) : run_bpe_tokenizer(a);
 }
 
 }  // namespace tinylm::cli

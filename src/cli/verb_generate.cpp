@@ -46,6 +46,79 @@ class GenerationClock {
   int64_t tokens_ = 0;
 };
 
+// The flags of `tinylm generate`.
+struct GenerateArgs {
+  std::string model_dir, prompt_ids, prompt_text, vocab_dir = default_gpt2_dir();
+  std::string device = "cpu";
+  GenerateOptions opts;
+  DecodeFlags decode;
+  uint64_t seed = 1337;
+  bool print_ids = false, timings = false;
+};
+
+void add_generate_flags(CLI::App& app, GenerateArgs& a) {
+  app.add_option("--model", a.model_dir,
+                 "a Hugging Face GPT-2 folder, a run folder, a checkpoint, an instruct run, a GGUF "
+                 "file or a preset")
+      ->required();
+  auto* text_opt = app.add_option("--prompt", a.prompt_text, "prompt text (GPT-2 BPE)");
+  app.add_option("--prompt-ids", a.prompt_ids, "prompt as comma-separated token ids")
+      ->excludes(text_opt);
+  app.add_option("--vocab-dir", a.vocab_dir,
+                 "folder with encoder.json + vocab.bpe (Hugging Face folders and presets; a run "
+                 "has its own tokenizer)")
+      ->capture_default_str();
+  app.add_option("--max-new-tokens", a.opts.max_new_tokens, "tokens to generate")
+      ->capture_default_str();
+  app.add_flag("--greedy", a.opts.sampling.greedy, "argmax at every step");
+  app.add_option("--temperature", a.opts.sampling.temperature, "softmax temperature")
+      ->capture_default_str();
+  app.add_option("--top-k", a.opts.sampling.top_k, "keep the k most likely tokens (0: all)")
+      ->capture_default_str();
+  app.add_option("--top-p", a.opts.sampling.top_p, "nucleus sampling threshold")
+      ->capture_default_str();
+  app.add_option("--seed", a.seed, "random seed for sampling")->capture_default_str()->check(kSeed);
+  app.add_flag("--print-ids", a.print_ids,
+               "also print the generated ids, comma-separated, on one line");
+  app.add_flag("--timings", a.timings,
+               "print the prompt's and the decoding's tokens/s to stderr (wall time; the "
+               "first token's wait is the prompt's)");
+  add_decode_flags(app, a.decode);
+  add_device_option(app, a.device);
+}
+
+// The prompt's ids: --prompt encoded with the model's tokenizer, or --prompt-ids, each
+// inside the model's vocabulary.
+std::vector<int32_t> prompt_of(const GenerateArgs& a, const Tokenizer* tok, const GPT& model) {
+  std::vector<int32_t> prompt;
+  if (a.prompt_text.empty()) {
+    prompt = parse_token_ids(a.prompt_ids, "--prompt-ids");
+    require(!prompt.empty(), "--prompt-ids: no ids given");
+  } else {
+    require(tok != nullptr, "--prompt: this model has no tokenizer; give --prompt-ids");
+    prompt = tok->encode(a.prompt_text);
+  }
+  for (int32_t id : prompt)
+    require(id < model.config().vocab_size,
+            "--prompt-ids: id " + std::to_string(id) + " is outside the vocabulary (" +
+                std::to_string(model.config().vocab_size) + " tokens)");
+  return prompt;
+}
+
+// The prompt and its continuation as text when the tokenizer covers the model's
+// vocabulary, and the new ids on one line when asked (or when there is no such text).
+void print_generated(const GenerateArgs& a, const Tokenizer* tok, const GPT& model,
+                     const std::vector<int32_t>& out) {
+  bool print_ids = a.print_ids;
+  if (tok && tok->vocab_size() == model.config().vocab_size)
+    std::printf("%s%s\n", a.prompt_text.c_str(), tok->decode(out).c_str());
+  else
+    print_ids = true;  // no tokenizer for this vocabulary: ids are the output
+  if (!print_ids) return;
+  for (size_t i = 0; i < out.size(); ++i) std::printf("%s%d", i ? "," : "", out[i]);
+  std::printf("\n");
+}
+
 }  // namespace
 
 int run_generate(int argc, char** argv) {
@@ -54,81 +127,29 @@ int run_generate(int argc, char** argv) {
       "(config.json + model.safetensors), a run, a checkpoint or a preset. Unlike "
       "sample, it goes on past <|endoftext|>.",
       "tinylm generate"};
-  std::string model_dir, prompt_ids, prompt_text, vocab_dir = default_gpt2_dir();
-  GenerateOptions opts;
-  uint64_t seed = 1337;
-  bool print_ids = false;
-  app.add_option("--model", model_dir,
-                 "a Hugging Face GPT-2 folder, a run folder, a checkpoint, an instruct run, a GGUF "
-                 "file or a preset")
-      ->required();
-  auto* text_opt = app.add_option("--prompt", prompt_text, "prompt text (GPT-2 BPE)");
-  app.add_option("--prompt-ids", prompt_ids, "prompt as comma-separated token ids")
-      ->excludes(text_opt);
-  app.add_option("--vocab-dir", vocab_dir,
-                 "folder with encoder.json + vocab.bpe (Hugging Face folders and presets; a run "
-                 "has its own tokenizer)")
-      ->capture_default_str();
-  app.add_option("--max-new-tokens", opts.max_new_tokens, "tokens to generate")
-      ->capture_default_str();
-  app.add_flag("--greedy", opts.sampling.greedy, "argmax at every step");
-  app.add_option("--temperature", opts.sampling.temperature, "softmax temperature")
-      ->capture_default_str();
-  app.add_option("--top-k", opts.sampling.top_k, "keep the k most likely tokens (0: all)")
-      ->capture_default_str();
-  app.add_option("--top-p", opts.sampling.top_p, "nucleus sampling threshold")
-      ->capture_default_str();
-  app.add_option("--seed", seed, "random seed for sampling")->capture_default_str()->check(kSeed);
-  app.add_flag("--print-ids", print_ids,
-               "also print the generated ids, comma-separated, on one line");
-  bool timings = false;
-  app.add_flag("--timings", timings,
-               "print the prompt's and the decoding's tokens/s to stderr (wall time; the "
-               "first token's wait is the prompt's)");
-  DecodeFlags decode;
-  add_decode_flags(app, decode);
-  std::string device = "cpu";
-  add_device_option(app, device);
+  GenerateArgs a;
+  add_generate_flags(app, a);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
-
-  validate(opts.sampling);
-  require(opts.max_new_tokens >= 0 && opts.max_new_tokens <= kMaxNewTokens,
+  validate(a.opts.sampling);
+  require(a.opts.max_new_tokens >= 0 && a.opts.max_new_tokens <= kMaxNewTokens,
           "--max-new-tokens must be in [0, " + std::to_string(kMaxNewTokens) + "]");
-  require(!prompt_text.empty() || !prompt_ids.empty(), "give --prompt TEXT or --prompt-ids IDS");
+  require(!a.prompt_text.empty() || !a.prompt_ids.empty(),
+          "give --prompt TEXT or --prompt-ids IDS");
   OpenOptions open;
-  open.gpt2_vocab_dir = vocab_dir;
-  OpenedModel opened = tinylm::open_model(model_dir, open);
-  GPT* model = &opened.language_model("tinylm generate");
-  opened.to(parse_device(device));
+  open.gpt2_vocab_dir = a.vocab_dir;
+  OpenedModel opened = tinylm::open_model(a.model_dir, open);
+  GPT& model = opened.language_model("tinylm generate");
+  opened.to(parse_device(a.device));
   const Tokenizer* tok = opened.tokenizer.get();
-  std::vector<int32_t> prompt;
-  if (prompt_text.empty()) {
-    prompt = parse_token_ids(prompt_ids, "--prompt-ids");
-    require(!prompt.empty(), "--prompt-ids: no ids given");
-  } else {
-    prompt = tok->encode(prompt_text);
-  }
-  for (int32_t id : prompt)
-    require(id < model->config().vocab_size,
-            "--prompt-ids: id " + std::to_string(id) + " is outside the vocabulary (" +
-                std::to_string(model->config().vocab_size) + " tokens)");
-  opts.stop_id = -1;  // generation goes on past <|endoftext|>
-  model->set_decode_weights(chosen_decode_weights(decode, opened));
-  Rng rng(seed);
+  const std::vector<int32_t> prompt = prompt_of(a, tok, model);
+  a.opts.stop_id = -1;  // generation goes on past <|endoftext|>
+  model.set_decode_weights(chosen_decode_weights(a.decode, opened));
+  Rng rng(a.seed);
   GenerationClock clock;
   const std::vector<int32_t> out =
-      generate(*model, prompt, opts, rng, [&](int32_t) { return clock.tick(); });
-  if (timings) clock.print(static_cast<int64_t>(prompt.size()));
-  if (tok && tok->vocab_size() == model->config().vocab_size) {
-    const std::string text = tok->decode(out);
-    std::printf("%s%s\n", prompt_text.empty() ? "" : prompt_text.c_str(), text.c_str());
-  } else {
-    print_ids = true;  // no tokenizer for this vocabulary: ids are the output
-  }
-  if (print_ids) {
-    for (size_t i = 0; i < out.size(); ++i) std::printf("%s%d", i ? "," : "", out[i]);
-    std::printf("\n");
-  }
+      generate(model, prompt, a.opts, rng, [&](int32_t) { return clock.tick(); });
+  if (a.timings) clock.print(static_cast<int64_t>(prompt.size()));
+  print_generated(a, tok, model, out);
   return 0;
 }
 

@@ -21,6 +21,55 @@ void show(const std::string& text) {
   std::fflush(stdout);
 }
 
+// The flags of `tinylm sample`.
+struct SampleArgs {
+  std::string checkpoint, prompt = "\n", stop, device = "cpu";
+  ModelFlags source;
+  GenerateOptions opts;
+  DecodeFlags decode;
+  uint64_t seed = 1337;
+  bool no_cache = false;
+  SampleArgs() { opts.max_new_tokens = 200; }
+};
+
+void add_sample_flags(CLI::App& app, SampleArgs& a) {
+  add_model_flags(app, a.source);
+  app.get_option("--run")->description(
+      "run folder (uses best.safetensors, else last), or any model (see --model)");
+  app.get_option("--model")->description(std::string("the model: ") + kModelSourceHelp);
+  app.add_option("--checkpoint", a.checkpoint, "a checkpoint file")
+      ->excludes("--run")
+      ->excludes("--model");
+  app.add_option("--prompt", a.prompt, "text to continue")->capture_default_str();
+  app.add_option("--max-new-tokens", a.opts.max_new_tokens, "tokens to generate")
+      ->capture_default_str();
+  app.add_option("--temperature", a.opts.sampling.temperature, "softmax temperature")
+      ->capture_default_str();
+  app.add_option("--top-k", a.opts.sampling.top_k, "keep the k most likely tokens (0: all)")
+      ->capture_default_str();
+  app.add_option("--top-p", a.opts.sampling.top_p,
+                 "nucleus sampling: keep the top tokens up to this probability")
+      ->capture_default_str();
+  app.add_flag("--greedy", a.opts.sampling.greedy, "always take the most likely token");
+  app.add_option("--seed", a.seed, "random seed")->capture_default_str()->check(kSeed);
+  app.add_option("--stop", a.stop, "stop when this text is generated (it is not printed)");
+  app.add_flag("--no-cache", a.no_cache, "recompute the whole context at every step (no KV cache)");
+  add_decode_flags(app, a.decode);
+  add_device_option(app, a.device);
+}
+
+// The flags' checks; --checkpoint becomes the model source.
+void check_sample_args(SampleArgs& a) {
+  require(a.checkpoint.empty() || file_exists(a.checkpoint),
+          "--checkpoint " + a.checkpoint + ": no such file");
+  if (!a.checkpoint.empty()) a.source.run = a.checkpoint;
+  require(has_model(a.source), "give --run RUN_DIR, --checkpoint FILE or --model SRC");
+  require(a.opts.max_new_tokens >= 0 && a.opts.max_new_tokens <= kMaxNewTokens,
+          "--max-new-tokens must be in [0, " + std::to_string(kMaxNewTokens) + "]");
+  validate(a.opts.sampling);
+  a.opts.use_cache = !a.no_cache;
+}
+
 }  // namespace
 
 int run_sample(int argc, char** argv) {
@@ -28,58 +77,23 @@ int run_sample(int argc, char** argv) {
       "Generate text from a trained run (or any language model: a Hugging Face "
       "GPT-2 folder, an instruct run, a preset), streaming it as it is produced.",
       "tinylm sample"};
-  std::string checkpoint, prompt = "\n", stop;
-  ModelFlags source;
-  GenerateOptions opts;
-  opts.max_new_tokens = 200;
-  uint64_t seed = 1337;
-  bool no_cache = false;
-  add_model_flags(app, source);
-  app.get_option("--run")->description(
-      "run folder (uses best.safetensors, else last), or any model (see --model)");
-  app.get_option("--model")->description(std::string("the model: ") + kModelSourceHelp);
-  app.add_option("--checkpoint", checkpoint, "a checkpoint file")
-      ->excludes("--run")
-      ->excludes("--model");
-  app.add_option("--prompt", prompt, "text to continue")->capture_default_str();
-  app.add_option("--max-new-tokens", opts.max_new_tokens, "tokens to generate")
-      ->capture_default_str();
-  app.add_option("--temperature", opts.sampling.temperature, "softmax temperature")
-      ->capture_default_str();
-  app.add_option("--top-k", opts.sampling.top_k, "keep the k most likely tokens (0: all)")
-      ->capture_default_str();
-  app.add_option("--top-p", opts.sampling.top_p,
-                 "nucleus sampling: keep the top tokens up to this probability")
-      ->capture_default_str();
-  app.add_flag("--greedy", opts.sampling.greedy, "always take the most likely token");
-  app.add_option("--seed", seed, "random seed")->capture_default_str()->check(kSeed);
-  app.add_option("--stop", stop, "stop when this text is generated (it is not printed)");
-  app.add_flag("--no-cache", no_cache, "recompute the whole context at every step (no KV cache)");
-  DecodeFlags decode;
-  add_decode_flags(app, decode);
-  std::string device = "cpu";
-  add_device_option(app, device);
+  SampleArgs a;
+  add_sample_flags(app, a);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
-  require(checkpoint.empty() || file_exists(checkpoint),
-          "--checkpoint " + checkpoint + ": no such file");
-  if (!checkpoint.empty()) source.run = checkpoint;
-  require(has_model(source), "give --run RUN_DIR, --checkpoint FILE or --model SRC");
-  require(opts.max_new_tokens >= 0 && opts.max_new_tokens <= kMaxNewTokens,
-          "--max-new-tokens must be in [0, " + std::to_string(kMaxNewTokens) + "]");
-  validate(opts.sampling);
-  opts.use_cache = !no_cache;
+  check_sample_args(a);
 
-  OpenedModel opened = open_model(source);
+  OpenedModel opened = open_model(a.source);
   GPT& model = opened.language_model("tinylm sample");
-  opened.to(parse_device(device));
+  opened.to(parse_device(a.device));
   const Tokenizer& tokenizer = *opened.tokenizer;
-  model.set_decode_weights(chosen_decode_weights(decode, opened));
-  std::vector<int32_t> ids = tokenizer.encode(prompt);
+  model.set_decode_weights(chosen_decode_weights(a.decode, opened));
+  std::vector<int32_t> ids = tokenizer.encode(a.prompt);
   require(!ids.empty(), "--prompt is empty after tokenization");
+  GenerateOptions opts = a.opts;
   opts.stop_id = tokenizer.eot_id();
-  std::fwrite(prompt.data(), 1, prompt.size(), stdout);
-  StopTextStream stream(tokenizer, stop);
-  Rng rng(seed);
+  std::fwrite(a.prompt.data(), 1, a.prompt.size(), stdout);
+  StopTextStream stream(tokenizer, a.stop);
+  Rng rng(a.seed);
   generate(model, ids, opts, rng, [&](int32_t id) {
     if (id == opts.stop_id) return true;  // end of text: not printed
     show(stream.add(id));

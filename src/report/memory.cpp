@@ -1,12 +1,85 @@
 #include "report/memory.h"
 
 #include <algorithm>
+#include <string>
 
 #include "report/flops.h"
 #include "report/param_table.h"
 #include "util/checked_math.h"
 
 namespace tinylm::report {
+
+namespace {
+
+using S = MemorySection;
+
+// The sizes the rows are made of: B x T, B x T x C and B x T x F elements, and whether
+// dropout keeps masks (training with dropout > 0).
+struct Sizes {
+  int64_t B, T, C, F, V, H, L, BT, BTC, BTF;
+  bool drop;
+};
+
+// Appends rows to a MemoryEstimate: (section, name, shape, elements, copies).
+struct Rows {
+  MemoryEstimate& m;
+  void add(S s, std::string name, std::string shape, int64_t elems, int64_t copies = 1) {
+    m.rows.push_back({s, std::move(name), std::move(shape), elems, copies});
+  }
+};
+
+// Parameters, their gradients, AdamW's moments and a fixed position table.
+void add_weight_rows(Rows& r, const GPTConfig& c, int64_t N) {
+  r.add(S::Weights, "parameters", "N", N);
+  r.add(S::Weights, "gradients", "N", N);
+  r.add(S::Weights, "AdamW moments m, v", "2 x N", 2 * N);
+  if (c.position == PositionEncoding::Sinusoidal)
+    r.add(S::Weights, "sinusoidal position table", "[block_size, C]", c.block_size * c.d_model);
+}
+
+// What the forward pass keeps for backward: embeddings, each block, final norm and loss.
+void add_forward_rows(Rows& r, const Sizes& z, bool training) {
+  const int64_t B = z.B, T = z.T, H = z.H, L = z.L, BT = z.BT, BTC = z.BTC, BTF = z.BTF;
+  r.add(S::Forward, "token ids (int32, kept by wte)", "[B, T]", BT);
+  r.add(S::Forward, "wte output, x0 = tok + pos", "2 x [B, T, C]", 2 * BTC);
+  r.add(S::Forward, "wpe output", "[T, C]", T * z.C);
+  if (z.drop) r.add(S::Forward, "embedding dropout mask, output", "2 x [B, T, C]", 2 * BTC);
+  r.add(S::Forward, "block: ln_1 output, mean, rstd", "[B, T, C] + 2 x [B, T]", BTC + 2 * BT, L);
+  r.add(S::Forward, "block: attn.c_attn output qkv", "[B, T, 3C]", 3 * BTC, L);
+  r.add(S::Forward, "block: q, k, v, y split by head", "4 x [B, H, T, dh]", 4 * BTC, L);
+  if (training)  // tiled attention keeps only each row's log-sum-exp (and dropout's key)
+    r.add(S::Forward, "block: attention row log-sum-exp (tiled)", "[B, H, T]", B * H * T, L);
+  else
+    r.add(S::Forward, "block: attention weights att", "[B, H, T, T]", B * H * T * T, L);
+  r.add(S::Forward, "block: merged heads, attn.c_proj output", "2 x [B, T, C]", 2 * BTC, L);
+  r.add(S::Forward, "block: ln_2 output, mean, rstd", "[B, T, C] + 2 x [B, T]", BTC + 2 * BT, L);
+  r.add(S::Forward, "block: mlp.c_fc output, activation", "2 x [B, T, F]", 2 * BTF, L);
+  r.add(S::Forward, "block: mlp.c_proj output", "[B, T, C]", BTC, L);
+  r.add(S::Forward, "block: residual sums", "2 x [B, T, C]", 2 * BTC, L);
+  if (z.drop)
+    r.add(S::Forward, "block: residual dropout masks, outputs", "4 x [B, T, C]", 4 * BTC, L);
+  r.add(S::Forward, "ln_f output, mean, rstd", "[B, T, C] + 2 x [B, T]", BTC + 2 * BT);
+  r.add(S::Forward, "logits, dlogits (forward_loss)", "2 x [B, T, V]", 2 * BT * z.V);
+}
+
+// The backward buffers the modules keep between steps, and MultiHeadAttention::backward's
+// work buffers (one set, shared by every block).
+void add_backward_rows(Rows& r, const Sizes& z) {
+  const int64_t L = z.L, BTC = z.BTC, BTF = z.BTF;
+  r.add(S::Backward, "head dxf, ln_f dx", "2 x [B, T, C]", 2 * BTC);
+  r.add(S::Backward, "block: ln_1 dx, ln_2 dx", "2 x [B, T, C]", 2 * BTC, L);
+  r.add(S::Backward, "block: attn.c_proj dx, attn.c_attn dx", "2 x [B, T, C]", 2 * BTC, L);
+  r.add(S::Backward, "block: mlp.c_proj dx, d(pre-activation)", "2 x [B, T, F]", 2 * BTF, L);
+  r.add(S::Backward, "block: mlp.c_fc dx", "[B, T, C]", BTC, L);
+  r.add(S::Backward, "block: dh, dx (residual stream)", "2 x [B, T, C]", 2 * BTC, L);
+  if (z.drop) r.add(S::Backward, "block: residual dropout dx", "2 x [B, T, C]", 2 * BTC, L);
+  if (z.drop) r.add(S::Backward, "embedding dropout dx", "[B, T, C]", BTC);
+  r.add(S::Backward, "dpos (batch sum)", "[T, C]", z.T * z.C);
+  r.add(S::Transient, "attention backward: dy, dq, dk, dv, dqkv", "4 x [B, H, T, dh] + [B, T, 3C]",
+        7 * BTC);
+}
+
+}  // namespace
 
 MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool training) {
   c.validate();
@@ -17,62 +90,15 @@ MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool tr
   checked_product({64, L + 2, B, T, widest}, "the memory of a training step (batch " +
                                                  std::to_string(B) + ", sequence " +
                                                  std::to_string(T) + ")");
-  const int64_t H = c.n_head, BT = B * T, BTC = B * T * C, BTF = B * T * F;
-  const bool drop = training && c.dropout > 0.0f;
-
+  const Sizes z{
+      B, T, C, F, V, c.n_head, L, B * T, B * T * C, B * T * F, training && c.dropout > 0.0f};
   MemoryEstimate m;
   m.batch = B, m.seq = T, m.training = training;
-  auto add = [&](MemorySection s, std::string name, std::string shape, int64_t elems,
-                 int64_t copies = 1) {
-    m.rows.push_back({s, std::move(name), std::move(shape), elems, copies});
-  };
-  using S = MemorySection;
-
+  Rows rows{m};
   const int64_t N = param_table(c).total;
-  add(S::Weights, "parameters", "N", N);
-  add(S::Weights, "gradients", "N", N);
-  add(S::Weights, "AdamW moments m, v", "2 x N", 2 * N);
-  if (c.position == PositionEncoding::Sinusoidal)
-    add(S::Weights, "sinusoidal position table", "[block_size, C]", c.block_size * C);
-
-  // Forward: embeddings.
-  add(S::Forward, "token ids (int32, kept by wte)", "[B, T]", BT);
-  add(S::Forward, "wte output, x0 = tok + pos", "2 x [B, T, C]", 2 * BTC);
-  add(S::Forward, "wpe output", "[T, C]", T * C);
-  if (drop) add(S::Forward, "embedding dropout mask, output", "2 x [B, T, C]", 2 * BTC);
-  // Forward: per block.
-  add(S::Forward, "block: ln_1 output, mean, rstd", "[B, T, C] + 2 x [B, T]", BTC + 2 * BT, L);
-  add(S::Forward, "block: attn.c_attn output qkv", "[B, T, 3C]", 3 * BTC, L);
-  add(S::Forward, "block: q, k, v, y split by head", "4 x [B, H, T, dh]", 4 * BTC, L);
-  if (training) {  // tiled attention keeps only each row's log-sum-exp (and dropout's key)
-    add(S::Forward, "block: attention row log-sum-exp (tiled)", "[B, H, T]", B * H * T, L);
-  } else {
-    add(S::Forward, "block: attention weights att", "[B, H, T, T]", B * H * T * T, L);
-  }
-  add(S::Forward, "block: merged heads, attn.c_proj output", "2 x [B, T, C]", 2 * BTC, L);
-  add(S::Forward, "block: ln_2 output, mean, rstd", "[B, T, C] + 2 x [B, T]", BTC + 2 * BT, L);
-  add(S::Forward, "block: mlp.c_fc output, activation", "2 x [B, T, F]", 2 * BTF, L);
-  add(S::Forward, "block: mlp.c_proj output", "[B, T, C]", BTC, L);
-  add(S::Forward, "block: residual sums", "2 x [B, T, C]", 2 * BTC, L);
-  if (drop) add(S::Forward, "block: residual dropout masks, outputs", "4 x [B, T, C]", 4 * BTC, L);
-  // Forward: final norm, head, loss.
-  add(S::Forward, "ln_f output, mean, rstd", "[B, T, C] + 2 x [B, T]", BTC + 2 * BT);
-  add(S::Forward, "logits, dlogits (forward_loss)", "2 x [B, T, V]", 2 * BT * V);
-
-  // Backward buffers the modules keep between steps.
-  add(S::Backward, "head dxf, ln_f dx", "2 x [B, T, C]", 2 * BTC);
-  add(S::Backward, "block: ln_1 dx, ln_2 dx", "2 x [B, T, C]", 2 * BTC, L);
-  add(S::Backward, "block: attn.c_proj dx, attn.c_attn dx", "2 x [B, T, C]", 2 * BTC, L);
-  add(S::Backward, "block: mlp.c_proj dx, d(pre-activation)", "2 x [B, T, F]", 2 * BTF, L);
-  add(S::Backward, "block: mlp.c_fc dx", "[B, T, C]", BTC, L);
-  add(S::Backward, "block: dh, dx (residual stream)", "2 x [B, T, C]", 2 * BTC, L);
-  if (drop) add(S::Backward, "block: residual dropout dx", "2 x [B, T, C]", 2 * BTC, L);
-  if (drop) add(S::Backward, "embedding dropout dx", "[B, T, C]", BTC);
-  add(S::Backward, "dpos (batch sum)", "[T, C]", T * C);
-
-  // MultiHeadAttention::backward's work buffers: one set, shared by every block.
-  add(S::Transient, "attention backward: dy, dq, dk, dv, dqkv", "4 x [B, H, T, dh] + [B, T, 3C]",
-      7 * BTC);
+  add_weight_rows(rows, c, N);
+  add_forward_rows(rows, z, training);
+  add_backward_rows(rows, z);
 
   m.parameters = m.gradients = 4 * N;
   m.optimizer = 2 * 4 * N;

@@ -18,6 +18,10 @@
 #include "nn/linear.h"
 #include "ops/attention.h"
 
+namespace tinylm {
+struct Backend;  // backend/backend.h
+}  // namespace tinylm
+
 namespace tinylm::nn {
 
 // One sequence's part of a cached forward: n consecutive rows of the input are its
@@ -79,6 +83,9 @@ class MultiHeadAttention {
   Tensor cached_q_, cached_k_, cached_v_, cached_y_, cached_merged_;
   Tensor cached_att_;  // per span [H, n, Tk] (or more), one after another
   std::vector<int64_t> span_first_row_, span_att_at_;  // where each span's rows are
+  void place_spans(std::span<const CachedSpan> spans, Device device);
+  void attend_cached(std::span<const CachedSpan> spans, int64_t i, int64_t R,
+                     const Backend& kernels);
 };
 
 }  // namespace tinylm::nn

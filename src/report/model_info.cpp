@@ -150,71 +150,76 @@ std::string render_text(const ModelInfo& info) {
          render_flops(info.flops, info.params) + "\n" + render_memory(info.memory);
 }
 
-nlohmann::json to_json(const ModelInfo& info) {
-  const ParamTable& p = info.params;
-  const FlopEstimate& f = info.flops;
-  const MemoryEstimate& m = info.memory;
-  nlohmann::json params = nlohmann::json::array();
+namespace {
+
+nlohmann::json params_json(const ParamTable& p) {
+  nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : p.rows)
-    params.push_back({{"component", r.component},
-                      {"shape", r.shape},
-                      {"params", r.count},
-                      {"copies", r.copies},
-                      {"total", r.total()},
-                      {"note", r.note}});
-  nlohmann::json flop_rows = nlohmann::json::array();
+    rows.push_back({{"component", r.component},
+                    {"shape", r.shape},
+                    {"params", r.count},
+                    {"copies", r.copies},
+                    {"total", r.total()},
+                    {"note", r.note}});
+  return {{"rows", rows},
+          {"per_block", p.per_block},
+          {"total", p.total},
+          {"excluding_position_embeddings", p.excluding_position},
+          {"excluding_embeddings", p.excluding_embeddings}};
+}
+
+nlohmann::json flops_json(const FlopEstimate& f) {
+  nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : f.rows)
-    flop_rows.push_back({{"component", r.component},
-                         {"formula", r.formula},
-                         {"per_layer", r.per_layer},
-                         {"copies", r.copies},
-                         {"per_token", r.per_token()}});
+    rows.push_back({{"component", r.component},
+                    {"formula", r.formula},
+                    {"per_layer", r.per_layer},
+                    {"copies", r.copies},
+                    {"per_token", r.per_token()}});
   nlohmann::json elementwise = nlohmann::json::array();
   for (const auto& r : f.elementwise)
     elementwise.push_back(
         {{"component", r.component}, {"formula", r.formula}, {"elements_per_token", r.elements}});
+  return {{"forward_rows", rows},
+          {"not_counted", elementwise},
+          {"forward_per_token", f.forward_per_token},
+          {"attention_per_token", f.attention_per_token},
+          {"forward_per_step", f.forward_per_step},
+          {"backward_per_step", f.backward_per_step},
+          {"train_per_step", f.train_per_step},
+          {"six_n_per_step", f.six_n},
+          {"six_n_kaplan_per_step", f.six_n_kaplan},
+          {"six_n_attention_per_step", f.six_n_attention}};
+}
+
+nlohmann::json memory_json(const MemoryEstimate& m) {
   static const char* sections[] = {"weights", "forward", "backward", "transient"};
-  nlohmann::json mem_rows = nlohmann::json::array();
+  nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : m.rows)
-    mem_rows.push_back({{"section", sections[static_cast<int>(r.section)]},
-                        {"component", r.component},
-                        {"shape", r.shape},
-                        {"elements", r.elems},
-                        {"copies", r.copies},
-                        {"bytes", r.bytes()}});
-  return {
-      {"config", info.config.to_json()},
-      {"batch", f.batch},
-      {"seq", f.seq},
-      {"parameters",
-       {{"rows", params},
-        {"per_block", p.per_block},
-        {"total", p.total},
-        {"excluding_position_embeddings", p.excluding_position},
-        {"excluding_embeddings", p.excluding_embeddings}}},
-      {"flops",
-       {{"forward_rows", flop_rows},
-        {"not_counted", elementwise},
-        {"forward_per_token", f.forward_per_token},
-        {"attention_per_token", f.attention_per_token},
-        {"forward_per_step", f.forward_per_step},
-        {"backward_per_step", f.backward_per_step},
-        {"train_per_step", f.train_per_step},
-        {"six_n_per_step", f.six_n},
-        {"six_n_kaplan_per_step", f.six_n_kaplan},
-        {"six_n_attention_per_step", f.six_n_attention}}},
-      {"memory",
-       {{"rows", mem_rows},
-        {"parameters_bytes", m.parameters},
-        {"gradients_bytes", m.gradients},
-        {"optimizer_bytes", m.optimizer},
-        {"buffers_bytes", m.buffers},
-        {"forward_bytes", m.forward},
-        {"backward_bytes", m.backward},
-        {"transient_bytes", m.transient},
-        {"step_peak_bytes", m.step_peak()},
-        {"training_peak_bytes", m.training_peak()}}},
-  };
+    rows.push_back({{"section", sections[static_cast<int>(r.section)]},
+                    {"component", r.component},
+                    {"shape", r.shape},
+                    {"elements", r.elems},
+                    {"copies", r.copies},
+                    {"bytes", r.bytes()}});
+  return {{"rows", rows},
+          {"parameters_bytes", m.parameters},
+          {"gradients_bytes", m.gradients},
+          {"optimizer_bytes", m.optimizer},
+          {"buffers_bytes", m.buffers},
+          {"forward_bytes", m.forward},
+          {"backward_bytes", m.backward},
+          {"transient_bytes", m.transient},
+          {"step_peak_bytes", m.step_peak()},
+          {"training_peak_bytes", m.training_peak()}};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const ModelInfo& info) {
+  return {{"config", info.config.to_json()}, {"batch", info.flops.batch},
+          {"seq", info.flops.seq},           {"parameters", params_json(info.params)},
+          {"flops", flops_json(info.flops)}, {"memory", memory_json(info.memory)}};
 }
 
 }  // namespace tinylm::report

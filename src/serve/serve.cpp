@@ -38,6 +38,39 @@ void drain(Engine& engine, int seconds) {
   }
 }
 
+// Ends the HTTP thread however serve() ends (stops the server, then joins the thread).
+struct HttpThreadJoiner {
+  std::unique_ptr<Server>& server;
+  std::thread& thread;
+  ~HttpThreadJoiner() {
+    if (!thread.joinable()) return;
+    server->stop();
+    // When the model fails to load, the thread has only just started listening, and
+    // httplib's stop can miss a listen that is just beginning: the process is about to
+    // exit with the error, so a thread still there after 2 s is left to it, with the
+    // server it uses (never freed under it).
+    if (server->wait_stopped(std::chrono::seconds(2))) {
+      thread.join();
+    } else {
+      thread.detach();
+      (void)server.release();
+    }
+  }
+};
+
+// What /v1/models and the routes say about the model: its id (--alias, else the source's
+// name), source, weights, tokenizer and chat template.
+ServedModel served_model(const ServeOptions& options, const OpenedModel& loaded, GPT& model) {
+  ServedModel served;
+  served.id = options.alias.empty() ? default_model_id(options.source) : options.alias;
+  served.source = loaded.title();
+  served.model = &model;
+  served.tokenizer = loaded.tokenizer.get();
+  served.chat_template = chat_template_for(loaded);
+  served.created = std::time(nullptr);
+  return served;
+}
+
 }  // namespace
 
 ChatTemplate chat_template_for(const OpenedModel& m) {
@@ -66,24 +99,7 @@ int serve(const ServeOptions& options) {
   Server& server = *owned;
   const int port = server.bind();
   std::thread http([&server] { server.run(); });
-  struct Joiner {  // the HTTP thread ends however this function ends
-    std::unique_ptr<Server>& s;
-    std::thread& t;
-    ~Joiner() {
-      if (!t.joinable()) return;
-      s->stop();
-      // When the model fails to load, the thread has only just started listening, and
-      // httplib's stop can miss a listen that is just beginning: the process is about to
-      // exit with the error, so a thread still there after 2 s is left to it, with the
-      // server it uses (never freed under it).
-      if (s->wait_stopped(std::chrono::seconds(2))) {
-        t.join();
-      } else {
-        t.detach();
-        (void)s.release();
-      }
-    }
-  } joiner{owned, http};
+  const HttpThreadJoiner joiner{owned, http};
 
   OpenOptions open;
   open.option = options.option;
@@ -92,13 +108,7 @@ int serve(const ServeOptions& options) {
   EngineOptions engine_options = options.engine;
   engine_options.threads = options.threads;
   Engine engine(model, *loaded.tokenizer, engine_options);
-  ServedModel served;
-  served.id = options.alias.empty() ? default_model_id(options.source) : options.alias;
-  served.source = loaded.title();
-  served.model = &model;
-  served.tokenizer = loaded.tokenizer.get();
-  served.chat_template = chat_template_for(loaded);
-  served.created = std::time(nullptr);
+  const ServedModel served = served_model(options, loaded, model);
   server.ready(served, engine);
   std::printf("tinylm serve: %s as '%s' on http://%s:%d (%lld slots, context %lld, %s template)\n",
               served.source.c_str(), served.id.c_str(), options.server.host.c_str(), port,

@@ -30,31 +30,37 @@ void resolve_global_batch(TrainSettings& t, bool grad_accum_given) {
   t.grad_accum = micros;
 }
 
-}  // namespace
-
-TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
+// The top level: an object whose keys are known sections.
+void require_known_sections(const nlohmann::json& j) {
   require(j.is_object(), "config must be a JSON object");
   for (const auto& [key, value] : j.items())
     require(key == "model" || key == "data" || key == "train" || key == "sample" || key == "lora" ||
                 key == "dist",
             "unknown section '" + key + "' (model, data, train, sample, lora, dist)");
-  TrainConfig c;
-  if (j.contains("model")) c.model = GPTConfig::from_json(j["model"], "model.");
-  const nlohmann::json empty = nlohmann::json::object();
-  SectionReader(j.value("data", empty), "data")
-      .string("path", c.data.path)
-      .string("tokenizer", c.data.tokenizer)
-      .number("val_fraction", c.data.val_fraction)
-      .string("task", c.data.task)
-      .string("windows", c.data.windows)
-      .integer("stride", c.data.stride)
-      .boolean("shuffle", c.data.shuffle)
-      .boolean("drop_last", c.data.drop_last)
-      .integer("epochs", c.data.epochs)
-      .string("loss_on", c.data.loss_on)
+}
+
+// The "data" section: the corpus or task, and how batches are cut from it.
+DataConfig read_data(const nlohmann::json& section) {
+  DataConfig d;
+  SectionReader(section, "data")
+      .string("path", d.path)
+      .string("tokenizer", d.tokenizer)
+      .number("val_fraction", d.val_fraction)
+      .string("task", d.task)
+      .string("windows", d.windows)
+      .integer("stride", d.stride)
+      .boolean("shuffle", d.shuffle)
+      .boolean("drop_last", d.drop_last)
+      .integer("epochs", d.epochs)
+      .string("loss_on", d.loss_on)
       .done();
-  auto& t = c.train;
-  SectionReader(j.value("train", empty), "train")
+  return d;
+}
+
+// The "train" section: batches, optimizer, schedule, intervals, seed and what is trained.
+TrainSettings read_train_settings(const nlohmann::json& section) {
+  TrainSettings t;
+  SectionReader(section, "train")
       .integer("batch_size", t.batch_size)
       .integer("max_steps", t.max_steps)
       .number("lr", t.lr)
@@ -78,27 +84,54 @@ TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
       .string("init_from", t.init_from)
       .string("trainable", t.trainable)
       .done();
-  auto& s = c.sample;
-  SectionReader(j.value("sample", empty), "sample")
+  return t;
+}
+
+// The "sample" section: what is sampled at each evaluation.
+SampleSettings read_sample(const nlohmann::json& section) {
+  SampleSettings s;
+  SectionReader(section, "sample")
       .string("prompt", s.prompt)
       .integer("max_new_tokens", s.max_new_tokens)
       .number("temperature", s.temperature)
       .integer("top_k", s.top_k)
       .number("top_p", s.top_p)
       .done();
-  double alpha = c.lora.alpha, lora_dropout = c.lora.dropout;
-  SectionReader(j.value("lora", empty), "lora")
-      .integer("r", c.lora.r)
+  return s;
+}
+
+// The "lora" section over TrainConfig::default_lora(); alpha and dropout are read as JSON
+// numbers and kept as floats.
+LoraConfig read_lora(const nlohmann::json& section) {
+  LoraConfig lora = TrainConfig::default_lora();
+  double alpha = lora.alpha, dropout = lora.dropout;
+  SectionReader(section, "lora")
+      .integer("r", lora.r)
       .number("alpha", alpha)
-      .string_list("targets", c.lora.targets)
-      .number("dropout", lora_dropout)
+      .string_list("targets", lora.targets)
+      .number("dropout", dropout)
       .done();
+  lora.alpha = static_cast<float>(alpha);
+  lora.dropout = static_cast<float>(dropout);
+  return lora;
+}
+
+}  // namespace
+
+TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
+  require_known_sections(j);
+  TrainConfig c;
+  if (j.contains("model")) c.model = GPTConfig::from_json(j["model"], "model.");
+  const nlohmann::json empty = nlohmann::json::object();
+  c.data = read_data(j.value("data", empty));
+  const nlohmann::json train_section = j.value("train", empty);
+  c.train = read_train_settings(train_section);
+  c.sample = read_sample(j.value("sample", empty));
+  c.lora = read_lora(j.value("lora", empty));
   c.dist = DistSettings::from_json(j.value("dist", empty));
-  c.lora.alpha = static_cast<float>(alpha);
-  c.lora.dropout = static_cast<float>(lora_dropout);
   // A "lora" section without train.trainable asks for LoRA.
-  if (j.contains("lora") && !j.value("train", empty).contains("trainable")) t.trainable = "lora";
-  if (t.global_batch > 0) resolve_global_batch(t, j.value("train", empty).contains("grad_accum"));
+  if (j.contains("lora") && !train_section.contains("trainable")) c.train.trainable = "lora";
+  if (c.train.global_batch > 0) resolve_global_batch(c.train, train_section.contains("grad_accum"));
   return c;
 }
 
@@ -161,8 +194,10 @@ nlohmann::json TrainConfig::to_json() const {
           {"dist", dist.to_json()}};
 }
 
-void TrainConfig::validate() const {
-  const auto& t = train;
+namespace {
+
+// The corpus or task, and the windows cut from it.
+void check_data(const DataConfig& data) {
   require(data.task.empty() || data.task == "addition",
           "data.task: unknown task '" + data.task + "' (addition)");
   require(!data.task.empty() || !data.path.empty(), "data.path: no corpus given");
@@ -175,6 +210,10 @@ void TrainConfig::validate() const {
   require(data.epochs >= 0, "data.epochs must be >= 0 (0: train.max_steps decides)");
   require(data.windows == "sliding" || data.epochs == 0,
           "data.epochs needs data.windows = sliding");
+}
+
+// The signs and ranges of the train settings, one by one.
+void check_train_values(const TrainSettings& t) {
   require(t.batch_size > 0, "train.batch_size must be positive");
   require(t.max_steps > 0, "train.max_steps must be positive");
   require(t.lr > 0, "train.lr must be positive");
@@ -192,6 +231,10 @@ void TrainConfig::validate() const {
   require(t.log_interval > 0, "train.log_interval must be positive");
   require(t.checkpoint_interval > 0, "train.checkpoint_interval must be positive");
   require(t.threads >= 0, "train.threads must be >= 0 (0: all cores)");
+}
+
+// The counts a run multiplies or allocates by, each under its limit (train/count_limits.h).
+void check_count_limits(const TrainSettings& t, const DataConfig& data) {
   for (const auto& [name, v, limit] :
        {std::tuple<const char*, int64_t, int64_t>{"train.max_steps", t.max_steps, kMaxStepCount},
         {"train.warmup_steps", t.warmup_steps, kMaxStepCount},
@@ -205,10 +248,10 @@ void TrainConfig::validate() const {
         {"train.threads", t.threads, kMaxThreads},
         {"data.epochs", data.epochs, kMaxEpochs}})
     require_at_most(name, v, limit);
-  require(t.trainable == "all" || t.trainable == "lora",
-          "train.trainable: unknown '" + t.trainable + "' (all, lora)");
-  if (t.trainable == "lora")  // the targets are checked against the model when it is built
-    tinylm::validate(lora);
+}
+
+// The settings the optimizer and the sampler use as 32-bit floats, and eps's floor.
+void check_float_settings(const TrainSettings& t, const SampleSettings& sample) {
   for (const auto& [name, v] : {std::pair<const char*, double>{"train.lr", t.lr},
                                 {"train.min_lr", t.min_lr},
                                 {"train.eps", t.eps},
@@ -218,13 +261,31 @@ void TrainConfig::validate() const {
                                 {"sample.top_p", sample.top_p}})
     require_float_range(name, v);
   require(t.eps >= 1e-30, "train.eps must be at least 1e-30");
-  // Sampling happens at every evaluation: check it now, not after the first steps.
+}
+
+// What is sampled at every evaluation.
+void check_sampling(const SampleSettings& sample) {
   require(sample.max_new_tokens >= 0 && sample.max_new_tokens <= kMaxNewTokens,
           "sample.max_new_tokens must be in [0, " + std::to_string(kMaxNewTokens) + "]");
   require(sample.temperature > 0 && sample.temperature <= std::numeric_limits<float>::max(),
           "sample.temperature must be positive");
   require(sample.top_k >= 0, "sample.top_k must be >= 0 (0: all tokens)");
   require(sample.top_p > 0 && sample.top_p <= 1, "sample.top_p must be in (0, 1]");
+}
+
+}  // namespace
+
+void TrainConfig::validate() const {
+  check_data(data);
+  check_train_values(train);
+  check_count_limits(train, data);
+  require(train.trainable == "all" || train.trainable == "lora",
+          "train.trainable: unknown '" + train.trainable + "' (all, lora)");
+  if (train.trainable == "lora")  // the targets are checked against the model when it is built
+    tinylm::validate(lora);
+  check_float_settings(train, sample);
+  // Sampling happens at every evaluation: check it now, not after the first steps.
+  check_sampling(sample);
 }
 
 void apply_override(nlohmann::json& j, const std::string& assignment) {

@@ -12,25 +12,31 @@
 
 namespace tinylm::finetune {
 
-FinetuneConfig FinetuneConfig::from_json(const nlohmann::json& j, const std::string& task) {
+namespace {
+
+// A known task, and a config object whose keys are known sections.
+void require_known_task_and_sections(const nlohmann::json& j, const std::string& task) {
   require(task == "classify" || task == "instruct",
           "--task: unknown task '" + task + "' (classify, instruct)");
   require(j.is_object(), "config must be a JSON object");
   for (const auto& [key, value] : j.items())
     require(key == "finetune" || key == "lora" || key == "model" || key == "dist",
             "unknown section '" + key + "' (finetune, lora, model, dist)");
-  FinetuneConfig c;
-  c.task = task;
-  FinetuneSettings& f = c.finetune;
+}
+
+// The defaults, with those that depend on the task (the course's ch. 6 and ch. 7).
+FinetuneSettings task_defaults(const std::string& task) {
+  FinetuneSettings f;
   const bool classify = task == "classify";
   f.epochs = classify ? 5 : 2;
   f.trainable = classify ? "last:1" : "all";
   f.train_fraction = classify ? 0.7 : 0.85;
   f.eval_interval = classify ? 50 : 5;  // the course's eval_freq (ch. 6: 50, ch. 7: 5)
+  return f;
+}
 
-  const nlohmann::json empty = nlohmann::json::object();
-  SectionReader(j.value("finetune", empty), "finetune")
-      .number("lr", f.lr)
+void read_optimizer_fields(SectionReader& reader, FinetuneSettings& f) {
+  reader.number("lr", f.lr)
       .number("min_lr", f.min_lr)
       .integer("warmup_steps", f.warmup_steps)
       .number("weight_decay", f.weight_decay)
@@ -38,8 +44,11 @@ FinetuneConfig FinetuneConfig::from_json(const nlohmann::json& j, const std::str
       .number("beta1", f.beta1)
       .number("beta2", f.beta2)
       .number("eps", f.eps)
-      .number("grad_clip", f.grad_clip)
-      .integer("batch_size", f.batch_size)
+      .number("grad_clip", f.grad_clip);
+}
+
+void read_loop_fields(SectionReader& reader, FinetuneSettings& f) {
+  reader.integer("batch_size", f.batch_size)
       .integer("epochs", f.epochs)
       .integer("max_steps", f.max_steps)
       .integer("eval_interval", f.eval_interval)
@@ -48,8 +57,12 @@ FinetuneConfig FinetuneConfig::from_json(const nlohmann::json& j, const std::str
       .integer("checkpoint_interval", f.checkpoint_interval)
       .number("dropout", f.dropout)
       .unsigned_integer("seed", f.seed)
-      .integer("threads", f.threads)
-      .string("trainable", f.trainable)
+      .integer("threads", f.threads);
+}
+
+// What is trained, the classification head, the data file's columns and labels, the splits.
+void read_classify_fields(SectionReader& reader, FinetuneSettings& f) {
+  reader.string("trainable", f.trainable)
       .string("pooling", f.pooling)
       .integer("max_length", f.max_length)
       .boolean("balance", f.balance)
@@ -61,31 +74,39 @@ FinetuneConfig FinetuneConfig::from_json(const nlohmann::json& j, const std::str
       .string_list("labels", f.labels)
       .number("train_fraction", f.train_fraction)
       .number("val_fraction", f.val_fraction)
-      .number("test_fraction", f.test_fraction)
-      .boolean("mask_prompt", f.mask_prompt)
-      .integer("allowed_max_length", f.allowed_max_length)
-      .integer("max_new_tokens", f.max_new_tokens)
-      .boolean("write_responses", f.write_responses)
-      .done();
-  c.dist = DistSettings::from_json(j.value("dist", empty));
-  // A "lora" section without a trainable set asks for LoRA.
-  if (j.contains("lora") && !j.value("finetune", empty).contains("trainable")) f.trainable = "lora";
-  SectionReader(j.value("lora", empty), "lora")
-      .integer("r", c.lora.r)
-      .number("alpha", c.lora.alpha)
-      .string_list("targets", c.lora.targets)
-      .number("dropout", c.lora.dropout)
-      .done();
-  if (j.contains("model")) {
-    require(j["model"].is_object(), "model must be a JSON object");
-    c.model = j["model"];
-  }
-  c.validate();
-  return c;
+      .number("test_fraction", f.test_fraction);
 }
 
-void FinetuneConfig::validate() const {
-  const FinetuneSettings& f = finetune;
+void read_instruct_fields(SectionReader& reader, FinetuneSettings& f) {
+  reader.boolean("mask_prompt", f.mask_prompt)
+      .integer("allowed_max_length", f.allowed_max_length)
+      .integer("max_new_tokens", f.max_new_tokens)
+      .boolean("write_responses", f.write_responses);
+}
+
+// The "finetune" section over the task's defaults in f.
+void read_finetune_section(const nlohmann::json& section, FinetuneSettings& f) {
+  SectionReader reader(section, "finetune");
+  read_optimizer_fields(reader, f);
+  read_loop_fields(reader, f);
+  read_classify_fields(reader, f);
+  read_instruct_fields(reader, f);
+  reader.done();
+}
+
+LoraSettings read_lora_section(const nlohmann::json& section) {
+  LoraSettings lora;
+  SectionReader(section, "lora")
+      .integer("r", lora.r)
+      .number("alpha", lora.alpha)
+      .string_list("targets", lora.targets)
+      .number("dropout", lora.dropout)
+      .done();
+  return lora;
+}
+
+// The optimizer's settings, and the float range of those used as floats (lora.alpha too).
+void check_optimizer(const FinetuneSettings& f, const LoraSettings& lora) {
   require(f.lr > 0, "finetune.lr must be positive");
   for (const auto& [name, v] : {std::pair<const char*, double>{"finetune.lr", f.lr},
                                 {"finetune.min_lr", f.min_lr},
@@ -100,6 +121,10 @@ void FinetuneConfig::validate() const {
           "finetune.beta1 and finetune.beta2 must be in [0, 1)");
   require(f.eps > 0, "finetune.eps must be positive");
   require(f.grad_clip >= 0, "finetune.grad_clip must be >= 0 (0: no clipping)");
+}
+
+// The loop's sizes and intervals, dropout, threads, lengths and the train fraction.
+void check_loop_settings(const FinetuneSettings& f) {
   require(f.batch_size >= 1, "finetune.batch_size must be at least 1");
   require(f.epochs >= 1, "finetune.epochs must be at least 1");
   require(f.max_steps == -1 || f.max_steps >= 1, "finetune.max_steps must be at least 1 (or -1)");
@@ -115,7 +140,10 @@ void FinetuneConfig::validate() const {
   require(f.max_new_tokens >= 0, "finetune.max_new_tokens must be >= 0");
   require(f.train_fraction > 0 && f.train_fraction <= 1,
           "finetune.train_fraction must be in (0, 1]");
-  validate_task_fields();
+}
+
+// The counts a run multiplies or allocates by, each under its limit (train/count_limits.h).
+void check_count_limits(const FinetuneSettings& f) {
   for (const auto& [name, v, limit] :
        {std::tuple<const char*, int64_t, int64_t>{"finetune.max_steps", f.max_steps, kMaxStepCount},
         {"finetune.warmup_steps", f.warmup_steps, kMaxStepCount},
@@ -128,10 +156,43 @@ void FinetuneConfig::validate() const {
         {"finetune.threads", f.threads, kMaxThreads},
         {"finetune.max_new_tokens", f.max_new_tokens, kMaxNewTokens}})
     require_at_most(name, v, limit);
+}
+
+void check_lora(const LoraSettings& lora) {
   require(lora.r >= 1, "lora.r must be at least 1");
   require(lora.alpha > 0, "lora.alpha must be positive");
   require(lora.dropout >= 0 && lora.dropout < 1, "lora.dropout must be in [0, 1)");
   require(!lora.targets.empty(), "lora.targets must name at least one module");
+}
+
+}  // namespace
+
+FinetuneConfig FinetuneConfig::from_json(const nlohmann::json& j, const std::string& task) {
+  require_known_task_and_sections(j, task);
+  FinetuneConfig c;
+  c.task = task;
+  c.finetune = task_defaults(task);
+  const nlohmann::json empty = nlohmann::json::object();
+  const nlohmann::json finetune_section = j.value("finetune", empty);
+  read_finetune_section(finetune_section, c.finetune);
+  c.dist = DistSettings::from_json(j.value("dist", empty));
+  // A "lora" section without a trainable set asks for LoRA.
+  if (j.contains("lora") && !finetune_section.contains("trainable")) c.finetune.trainable = "lora";
+  c.lora = read_lora_section(j.value("lora", empty));
+  if (j.contains("model")) {
+    require(j["model"].is_object(), "model must be a JSON object");
+    c.model = j["model"];
+  }
+  c.validate();
+  return c;
+}
+
+void FinetuneConfig::validate() const {
+  check_optimizer(finetune, lora);
+  check_loop_settings(finetune);
+  validate_task_fields();
+  check_count_limits(finetune);
+  check_lora(lora);
   require(model.empty() || model.is_object(), "model must be a JSON object");
 }
 

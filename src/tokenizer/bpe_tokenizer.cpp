@@ -54,14 +54,17 @@ std::string default_gpt2_dir() {
 
 BpeTokenizer::BpeTokenizer(const std::string& dir, const std::string& kind)
     : BpeTokenizer(from_texts(read_file(dir + "/encoder.json"), read_file(dir + "/vocab.bpe"),
-                              kind, dir)) {}
+                              kind, dir, read_pretokenizer(dir))) {}
 
 BpeTokenizer BpeTokenizer::from_texts(std::string encoder_json, std::string merges_text,
-                                      const std::string& kind, const std::string& dir) {
+                                      const std::string& kind, const std::string& dir,
+                                      Pretokenizer pretokenizer) {
   const std::string where = dir.empty() ? "tokenizer " : dir + "/";
   BpeTokenizer tok(parse_bpe_vocab(encoder_json, merges_text, where + "encoder.json",
                                    where + "vocab.bpe"),
-                   kind, dir);
+                   kind, "");
+  tok.dir_ = dir;
+  tok.pretokenizer_ = pretokenizer;
   tok.encoder_json_ = std::move(encoder_json);
   tok.merges_text_ = std::move(merges_text);
   return tok;
@@ -235,8 +238,11 @@ nlohmann::json BpeTokenizer::to_json() const {
   if (encoder_json_.empty()) return {{"kind", kind_}, {"dir", dir_}};
   // The vocabulary itself travels with the run: ids keep their meaning wherever the
   // run is read from, and whatever later happens to the folder it came from.
-  return {{"kind", kind_}, {"dir", dir_}, {"encoder.json", encoder_json_},
-          {"vocab.bpe", merges_text_}};
+  return {{"kind", kind_},
+          {"dir", dir_},
+          {"encoder.json", encoder_json_},
+          {"vocab.bpe", merges_text_},
+          {"pretokenizer", pretokenizer_name(pretokenizer_)}};
 }
 
 }  // namespace tinylm

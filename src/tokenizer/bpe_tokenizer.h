@@ -46,10 +46,13 @@ class BpeTokenizer : public Tokenizer {
   // Loads dir/encoder.json and dir/vocab.bpe. kind is "gpt2" or "bpe".
   explicit BpeTokenizer(const std::string& dir = default_gpt2_dir(),
                         const std::string& kind = "gpt2");
+  // The pre-tokeniser is dir's (its pretokenizer.txt, or gpt2 for an empty dir).
   BpeTokenizer(BpeVocab vocab, std::string kind, std::string dir);
-  // From the two files' contents (a tokenizer stored inside a run); dir names its origin.
+  // From the two files' contents (a tokenizer stored inside a run), cut by `pretokenizer`;
+  // dir only names their origin and is not read.
   static BpeTokenizer from_texts(std::string encoder_json, std::string merges_text,
-                                 const std::string& kind, const std::string& dir);
+                                 const std::string& kind, const std::string& dir,
+                                 Pretokenizer pretokenizer);
 
   std::string kind() const override { return kind_; }
   int64_t vocab_size() const override { return vocab_.size(); }
@@ -58,8 +61,8 @@ class BpeTokenizer : public Tokenizer {
   std::string decode(const std::vector<int32_t>& ids) const override;
   std::string decode_piece(int32_t id, bool first) const override { return decode_bytes({id}); }
   // {"kind": "gpt2"} for the shipped files, else {"kind": ..., "dir": ...,
-  // "encoder.json": its text, "vocab.bpe": its text}: the vocabulary is stored, not
-  // just where it came from.
+  // "encoder.json": its text, "vocab.bpe": its text, "pretokenizer": its name}: the
+  // vocabulary and how it cuts text are stored, not just where they came from.
   nlohmann::json to_json() const override;
   int32_t eot_id() const override { return eot_id_; }
 

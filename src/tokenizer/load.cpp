@@ -9,6 +9,18 @@
 
 namespace tinylm {
 
+namespace {
+
+// How a stored BPE vocabulary cuts text: its "pretokenizer"; a run written before that
+// field was stored names only the folder it came from, read as it was then.
+Pretokenizer stored_pretokenizer(const nlohmann::json& j, const std::string& dir) {
+  if (!j.contains("pretokenizer")) return dir.empty() ? Pretokenizer::Gpt2 : read_pretokenizer(dir);
+  require(j["pretokenizer"].is_string(), "tokenizer JSON: \"pretokenizer\" must be a string");
+  return parse_pretokenizer(j["pretokenizer"].get<std::string>());
+}
+
+}  // namespace
+
 std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j) {
   require(j.is_object() && j.contains("kind") && j["kind"].is_string(),
           "tokenizer JSON: expected an object with a string \"kind\"");
@@ -24,8 +36,10 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j) {
                   j.contains("vocab.bpe") && j["vocab.bpe"].is_string(),
               "tokenizer JSON: \"encoder.json\" and \"vocab.bpe\" must both be strings");
       const std::string dir = j.contains("dir") && j["dir"].is_string() ? j["dir"].get<std::string>() : "";
-      return std::make_unique<BpeTokenizer>(BpeTokenizer::from_texts(
-          j["encoder.json"].get<std::string>(), j["vocab.bpe"].get<std::string>(), kind, dir));
+      return std::make_unique<BpeTokenizer>(
+          BpeTokenizer::from_texts(j["encoder.json"].get<std::string>(),
+                                   j["vocab.bpe"].get<std::string>(), kind, dir,
+                                   stored_pretokenizer(j, dir)));
     }
     if (j.contains("dir")) {
       require(j["dir"].is_string(), "tokenizer JSON: \"dir\" must be a string");

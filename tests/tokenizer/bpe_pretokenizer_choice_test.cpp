@@ -11,6 +11,7 @@
 #include "common/input_error.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/bpe_train.h"
+#include "tokenizer/load.h"
 #include "util/files.h"
 #include "util/rng.h"
 
@@ -99,6 +100,31 @@ TEST(Pretokenizer, BengaliVocabularyAndFolderRoundTrip) {
   write_pretokenizer(dir, Pretokenizer::Gpt2);  // back to GPT-2's cut: the file goes
   EXPECT_EQ(BpeTokenizer(dir, "bpe").pretokenizer(), Pretokenizer::Gpt2);
   std::filesystem::remove_all(dir);
+}
+
+// A run stores its tokenizer as JSON: the pre-tokeniser travels in it, so the run cuts text
+// the same way from any working folder and after the vocabulary folder is gone.
+TEST(Pretokenizer, TravelsInsideTheStoredTokenizer) {
+  std::string corpus = read_file(std::string(TINYLM_SOURCE_DIR) + "/data/bangla.txt");
+  corpus.resize(corpus.find('\n', 30000));
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("tinylm-pretok-json-" + std::to_string(::getpid())))
+          .string();
+  write_bpe_vocab(train_bpe(corpus, {1000, 2, Pretokenizer::LettersMarks}), dir);
+  write_pretokenizer(dir, Pretokenizer::LettersMarks);
+  const BpeTokenizer from_folder(dir, "bpe");
+  const nlohmann::json stored = from_folder.to_json();
+  EXPECT_EQ(stored.value("pretokenizer", ""), "letters-marks");
+  std::filesystem::remove_all(dir);
+
+  const std::unique_ptr<Tokenizer> back = tokenizer_from_json(stored);
+  const std::string sentence = "আমি বাংলায় গান গাই।";
+  EXPECT_EQ(dynamic_cast<const BpeTokenizer&>(*back).pretokenizer(), Pretokenizer::LettersMarks);
+  EXPECT_EQ(back->encode(sentence), from_folder.encode(sentence));
+  EXPECT_EQ(back->to_json(), stored);
+  nlohmann::json bad = stored;
+  bad["pretokenizer"] = "gpt4";
+  EXPECT_THROW(tokenizer_from_json(bad), InputError);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "generate/generate.h"
 #include "open/open_model.h"
 #include "tokenizer/bpe_tokenizer.h"
+#include "tokenizer/stream_decoder.h"
 #include "tokenizer/token_id_list.h"
 #include "util/error.h"
 
@@ -111,7 +112,8 @@ void print_generated(const GenerateArgs& a, const Tokenizer* tok, const GPT& mod
                      const std::vector<int32_t>& out) {
   bool print_ids = a.print_ids;
   if (tok && tok->vocab_size() == model.config().vocab_size)
-    std::printf("%s%s\n", a.prompt_text.c_str(), tok->decode(out).c_str());
+    std::printf("%s%s\n", a.prompt_text.c_str(),
+                (a.prompt_text.empty() ? tok->decode(out) : decode_after_text(*tok, out)).c_str());
   else
     print_ids = true;  // no tokenizer for this vocabulary: ids are the output
   if (!print_ids) return;

@@ -92,7 +92,7 @@ int run_sample(int argc, char** argv) {
   GenerateOptions opts = a.opts;
   opts.stop_id = tokenizer.eot_id();
   std::fwrite(a.prompt.data(), 1, a.prompt.size(), stdout);
-  StopTextStream stream(tokenizer, a.stop);
+  StopTextStream stream(tokenizer, a.stop, /*after_text=*/true);
   Rng rng(a.seed);
   generate(model, ids, opts, rng, [&](int32_t id) {
     if (id == opts.stop_id) return true;  // end of text: not printed

@@ -5,11 +5,12 @@
 
 namespace tinylm {
 
-StopTextStream::StopTextStream(const Tokenizer& tok, std::string stop)
-    : StopTextStream(tok, std::vector<std::string>{std::move(stop)}) {}
+StopTextStream::StopTextStream(const Tokenizer& tok, std::string stop, bool after_text)
+    : StopTextStream(tok, std::vector<std::string>{std::move(stop)}, after_text) {}
 
-StopTextStream::StopTextStream(const Tokenizer& tok, std::vector<std::string> stops)
-    : decoder_(tok) {
+StopTextStream::StopTextStream(const Tokenizer& tok, std::vector<std::string> stops,
+                               bool after_text)
+    : decoder_(tok, after_text) {
   for (std::string& s : stops)
     if (!s.empty()) stops_.push_back(std::move(s));
 }

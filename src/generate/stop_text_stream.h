@@ -17,10 +17,11 @@ namespace tinylm {
 
 class StopTextStream {
  public:
-  // stop "": never stops; only unfinished characters are held back.
-  StopTextStream(const Tokenizer& tok, std::string stop);
+  // stop "": never stops; only unfinished characters are held back. after_text: the ids
+  // continue a text already shown (StreamDecoder).
+  StopTextStream(const Tokenizer& tok, std::string stop, bool after_text = false);
   // Stops at the first of stops (empty strings are ignored; none: never stops).
-  StopTextStream(const Tokenizer& tok, std::vector<std::string> stops);
+  StopTextStream(const Tokenizer& tok, std::vector<std::string> stops, bool after_text = false);
 
   // The text that id makes safe to show (possibly empty; always empty once stopped).
   std::string add(int32_t id);

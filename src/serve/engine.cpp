@@ -195,7 +195,7 @@ void Engine::start(Slot& slot, std::shared_ptr<Job> job, GenerationRequest reque
   slot.job = std::move(job);
   slot.request = std::move(request);
   slot.rng.seed_with(slot.request.seed);
-  slot.stream.emplace(tokenizer_, slot.request.stop);
+  slot.stream.emplace(tokenizer_, slot.request.stop, slot.request.after_text);
   slot.generated = 0;
   slot.counts.clear();
   slot.started = Clock::now();

@@ -35,6 +35,7 @@ struct GenerationRequest {
   uint64_t seed = 0;
   std::vector<std::string> stop;  // stop texts: the text ends before the first one
   bool stop_at_eot = true;        // <|endoftext|> ends the text (and is not in it)
+  bool after_text = false;        // the text continues the prompt's (completions, not chat)
   int top_logprobs = -1;          // -1: none; k >= 0: the chosen token's and k others
   LogitAdjustments adjust;        // logit_bias, presence and frequency penalties
 };

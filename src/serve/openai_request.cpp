@@ -266,6 +266,7 @@ CompletionParams parse_completion_request(const json& body, const Tokenizer& tok
   p.echo = boolean(body, "echo", false);
   p.logprobs = static_cast<int>(integer(body, "logprobs", -1, 0, 5));
   p.generation.top_logprobs = p.logprobs;
+  p.generation.after_text = true;  // a completion continues its prompt's text
   check_length(p, context, "prompt");
   return p;
 }

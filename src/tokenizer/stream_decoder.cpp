@@ -27,6 +27,13 @@ std::string StreamDecoder::add(int32_t id) {
   return text;
 }
 
+std::string decode_after_text(const Tokenizer& tok, const std::vector<int32_t>& ids) {
+  StreamDecoder decoder(tok, /*after_text=*/true);
+  std::string text;
+  for (const int32_t id : ids) text += decoder.add(id);
+  return text + decoder.finish();
+}
+
 std::string StreamDecoder::finish() {
   std::string text = utf8_lossy(pending_);
   pending_.clear();

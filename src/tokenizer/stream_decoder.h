@@ -2,10 +2,12 @@
 // own bytes (Tokenizer::decode_piece); the complete part is returned at once, and an
 // unfinished UTF-8 sequence at the end is held back until later bytes complete it (or
 // finish() gives it up as U+FFFD). The concatenation of everything returned equals
-// tok.decode(all ids).
+// tok.decode(all ids); after_text: the ids continue a text already shown (a prompt), so
+// the first one is joined to it as any later one (a word tokenizer's space before it).
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tokenizer/tokenizer.h"
 
@@ -13,7 +15,8 @@ namespace tinylm {
 
 class StreamDecoder {
  public:
-  explicit StreamDecoder(const Tokenizer& tok) : tok_(tok) {}
+  explicit StreamDecoder(const Tokenizer& tok, bool after_text = false)
+      : tok_(tok), first_(!after_text) {}
   // The text that id completes (possibly empty).
   std::string add(int32_t id);
   // What is still held back.
@@ -22,8 +25,12 @@ class StreamDecoder {
  private:
   const Tokenizer& tok_;
   std::string pending_;  // bytes not yet returned
-  bool first_ = true;
+  bool first_;
 };
+
+// The text ids add after a text: decode(ids) with the first id joined as any later one
+// (equal to decode(ids) for BPE and char tokenizers). For "prompt + what followed".
+std::string decode_after_text(const Tokenizer& tok, const std::vector<int32_t>& ids);
 
 // Length of an unfinished UTF-8 sequence at the end of bytes (0 when none): a lead byte
 // in the last 3 bytes followed by fewer continuation bytes than it announces.

@@ -7,6 +7,7 @@
 
 #include "serve/logit_adjust.h"
 #include "serve/server_harness.h"
+#include "tokenizer/word_tokenizer.h"
 
 namespace tinylm::serve {
 namespace {
@@ -123,6 +124,28 @@ TEST(OpenAiFields, LegacyLogprobsIncludeTheChosenToken) {
   ASSERT_TRUE(top.contains(piece)) << top;
   EXPECT_EQ(top[piece].get<double>(), lp["token_logprobs"][0].get<double>());
   EXPECT_EQ(top.size(), 2u);  // the model's own favourite, and the token chosen (biased)
+}
+
+// A completion continues its prompt's text: with a word vocabulary its first word comes
+// with the space that joins it to the prompt, as tokenizer.decode(prompt + answer) has it.
+TEST(OpenAiFields, ACompletionOfWordsContinuesThePromptsText) {
+  OpenedModel m = testing::random_gpt2(32, 16, 1);
+  auto words = std::make_unique<WordTokenizer>(WordTokenizer::from_corpus("I had always longed ."));
+  GPTConfig c = m.lm->config();
+  c.vocab_size = words->vocab_size();
+  m.lm = std::make_unique<GPT>(c);
+  Rng rng(1);
+  m.lm->init(rng);
+  const int32_t longed = words->encode("longed")[0];
+  m.tokenizer = std::move(words);
+  TestServer server({}, {}, std::move(m));
+  auto client = server.client();
+  const json r = json_of(post(client, "/v1/completions",
+                              {{"prompt", "I had always"},
+                               {"max_tokens", 2},
+                               {"temperature", 0},
+                               {"logit_bias", {{std::to_string(longed), 100}}}}));
+  EXPECT_EQ(r["choices"][0]["text"], " longed longed");
 }
 
 TEST(OpenAiFields, LimitsNameTheirField) {

@@ -62,6 +62,26 @@ TEST(StreamDecoder, CharAndWordTokenizers) {
   EXPECT_EQ(streamed(words, b), words.decode(b));
 }
 
+// Ids that continue a prompt: prompt + decode_after_text(new ids) is the decode of them all,
+// so a word tokenizer's first new word is not glued to the prompt's last one.
+TEST(StreamDecoder, AfterTextJoinsTheFirstIdAsALaterOne) {
+  const WordTokenizer words = WordTokenizer::from_corpus("I had always longed for a picture, then.");
+  const std::vector<int32_t> prompt = words.encode("I had always");
+  for (const char* next : {"longed for a picture", ", then.", "picture"}) {
+    const std::vector<int32_t> added = words.encode(next);
+    std::vector<int32_t> all = prompt;
+    all.insert(all.end(), added.begin(), added.end());
+    EXPECT_EQ(words.decode(prompt) + decode_after_text(words, added), words.decode(all)) << next;
+    StreamDecoder d(words, /*after_text=*/true);
+    std::string shown = words.decode(prompt);
+    for (int32_t id : added) shown += d.add(id);
+    EXPECT_EQ(shown + d.finish(), words.decode(all)) << next;
+  }
+  const BpeTokenizer bpe;
+  const std::vector<int32_t> ids = bpe.encode(" world, caf\xC3\xA9");
+  EXPECT_EQ(decode_after_text(bpe, ids), bpe.decode(ids));
+}
+
 TEST(StreamDecoder, UnfinishedTail) {
   EXPECT_EQ(utf8_unfinished_tail(""), 0u);
   EXPECT_EQ(utf8_unfinished_tail("abc"), 0u);

@@ -35,7 +35,8 @@ int run_download(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"hf", "openai"}));
   app.add_option("--out", request.out,
-                 "hf: also copy the files into this folder; openai: the folder to fill");
+                 "hf: also copy the files into this folder; openai: the folder to fill")
+      ->check(kNonEmptyPath);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
   install_interrupt_handler();

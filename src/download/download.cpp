@@ -1,6 +1,7 @@
 // `tinylm download` (see download.h).
 #include "download/download.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "download/cache_store.h"
@@ -33,6 +34,21 @@ void copy_files(const std::string& snapshot, const std::vector<std::string>& fil
   }
 }
 
+// A revision names refs/<revision> in the cache: a branch may hold '/' (refs/pr/1), but no
+// part may be empty, "." or "..", which would put the file outside refs/.
+void check_revision(const std::string& revision) {
+  bool ok = !revision.empty() && revision.find('\\') == std::string::npos;
+  for (size_t at = 0; ok && at <= revision.size();) {
+    const size_t end = std::min(revision.find('/', at), revision.size());
+    const std::string part = revision.substr(at, end - at);
+    ok = !part.empty() && part != "." && part != "..";
+    at = end + 1;
+  }
+  require(ok, "--revision '" + revision +
+                  "' is not a branch, tag or commit name (parts between '/' must not be "
+                  "empty, '.' or '..')");
+}
+
 }  // namespace
 
 DownloadResult download_model(const DownloadRequest& request, const HubClient& hub) {
@@ -41,6 +57,8 @@ DownloadResult download_model(const DownloadRequest& request, const HubClient& h
               "' is not a Hugging Face repo id (ORG/NAME) or GPT-2 name (gpt2, "
               "gpt2-medium, gpt2-large, gpt2-xl)");
   const std::string repo_id = request.name;
+  check_revision(request.revision);
+  if (!request.out.empty()) require_writable_folder(request.out, "--out");
   const RepoInfo info = fetch_repo_info(hub, repo_id, request.revision);
   const std::vector<std::string> files = files_to_fetch(repo_id, info.files);
   const std::string repo = hub::repo_folder(hub::cache_dir(), repo_id);

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <vector>
 
 #include "download/fetch_file.h"
 #include "io/tf_bundle.h"
@@ -56,6 +57,40 @@ void check_checkpoint(const std::string& dir) {
   }
 }
 
+// The folders create_folder(dir) would make: dir and its parents up to the nearest one
+// that exists, deepest first.
+std::vector<fs::path> folders_to_make(const std::string& dir) {
+  std::vector<fs::path> made;
+  for (fs::path p = fs::path(dir).lexically_normal(); !p.empty() && !fs::exists(p);
+       p = p.parent_path())
+    made.push_back(p);
+  return made;
+}
+
+// After a failed download: the folders it made go again while they are empty (a partial
+// file stays, for the same command to resume).
+void remove_if_empty(const std::vector<fs::path>& made) {
+  std::error_code ec;
+  for (const fs::path& p : made)
+    if (fs::is_directory(p, ec) && fs::is_empty(p, ec)) fs::remove(p, ec);
+}
+
+DownloadResult fetch_release(const DownloadRequest& request, const std::string& size,
+                             const std::string& dir) {
+  HttpOptions http;
+  DownloadResult result;
+  result.snapshot = dir;
+  for (const char* file : kFiles) {
+    const std::string url = base_url() + "/" + size + "/" + file;
+    const std::string path = dir + "/" + file;
+    if (!file_exists(path))
+      result.bytes_fetched += fetch_file(http, meta_of(url, file, http), file, path, request);
+    result.files.push_back(file);
+  }
+  check_checkpoint(dir);
+  return result;
+}
+
 }  // namespace
 
 std::string openai_model_size(const std::string& name) {
@@ -75,19 +110,14 @@ std::string default_openai_folder(const std::string& name) {
 DownloadResult download_openai_gpt2(const DownloadRequest& request) {
   const std::string size = openai_model_size(request.name);
   const std::string dir = request.out.empty() ? default_openai_folder(request.name) : request.out;
+  const std::vector<fs::path> made = folders_to_make(dir);
   create_folder(dir, "--out");
-  HttpOptions http;
-  DownloadResult result;
-  result.snapshot = dir;
-  for (const char* file : kFiles) {
-    const std::string url = base_url() + "/" + size + "/" + file;
-    const std::string path = dir + "/" + file;
-    if (!file_exists(path))
-      result.bytes_fetched += fetch_file(http, meta_of(url, file, http), file, path, request);
-    result.files.push_back(file);
+  try {
+    return fetch_release(request, size, dir);
+  } catch (...) {
+    remove_if_empty(made);
+    throw;
   }
-  check_checkpoint(dir);
-  return result;
 }
 
 }  // namespace tinylm::download

@@ -294,6 +294,35 @@ TEST(Download, ACorruptOpenAiCheckpointIsFoundAndRemoved) {
   EXPECT_NO_THROW(download_openai_gpt2(s.request()));  // fetched anew
 }
 
+// A revision is a name under refs/ in the cache and --out a folder: a revision that would
+// leave refs/, or an --out that cannot be a folder, is refused before anything is fetched.
+TEST(Download, ABadRevisionOrOutIsRefusedBeforeAnythingIsFetched) {
+  Fixture f;
+  for (const char* revision : {"../../escaped", "a/../../b", "", "/abs", "a//b", ".", "a\\b"}) {
+    DownloadRequest q = f.request("me/tiny");
+    q.revision = revision;
+    EXPECT_THROW(download_model(q, f.client()), InputError) << revision;
+  }
+  write_file_atomic(f.cache + "/a-file", "x");
+  DownloadRequest q = f.request("me/tiny");
+  q.out = f.cache + "/a-file";
+  EXPECT_THROW(download_model(q, f.client()), InputError);
+  EXPECT_EQ(f.hub.api_requests, 0);  // refused before the hub was asked
+  EXPECT_FALSE(fs::exists(f.cache + "/escaped"));
+}
+
+// OpenAI's files: a download that fails before its first byte leaves no empty folders.
+TEST(Download, AFailedOpenAiDownloadRemovesTheFoldersItMade) {
+  OpenAiStore s;
+  testing::ScopedEnv dead{"TINYLM_OPENAI_GPT2_URL", "http://127.0.0.1:9/nothing"};
+  DownloadRequest q = s.request();
+  q.out = s.dir + "/made/355M";
+  fs::create_directories(s.dir);
+  EXPECT_THROW(download_openai_gpt2(q), DownloadError);
+  EXPECT_FALSE(fs::exists(s.dir + "/made"));
+  EXPECT_TRUE(fs::exists(s.dir));  // there before: stays
+}
+
 TEST(Download, WhichFilesAndHowTheyAreNamed) {
   EXPECT_EQ(
       files_to_fetch("r", {"README.md", "model.safetensors", "vocab.json", "config.json",

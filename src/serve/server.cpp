@@ -93,6 +93,15 @@ void send_playground(httplib::Response& res) {
   res.set_content(kPlaygroundHtml, "text/html; charset=utf-8");
 }
 
+// The listening socket's options, instead of httplib::default_socket_options: cpp-httplib
+// 0.11 sets SO_REUSEPORT on Linux, which lets a second server bind the same port and
+// share its connections at random. SO_REUSEADDR alone still lets a restarted server bind
+// while the old one's connections sit in TIME_WAIT, and refuses a port another listens on.
+void allow_rebinding_only(socket_t sock) {
+  const int yes = 1;
+  ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+}
+
 }  // namespace
 
 int http_threads_for(const EngineOptions& engine) {
@@ -106,7 +115,7 @@ Server::Server(ServerOptions options)
   const size_t threads = static_cast<size_t>(std::max(1, options_.http_threads));
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http_->set_socket_options([this](socket_t sock) {
-    httplib::default_socket_options(sock);
+    allow_rebinding_only(sock);
     listen_socket_ = sock;
   });
   hooks();

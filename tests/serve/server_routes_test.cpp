@@ -1,7 +1,7 @@
 // What the HTTP side answers beyond the OpenAI shapes, over real sockets: a known route
 // asked with the wrong method, /metrics labels a client cannot choose, the bearer scheme in
-// any case, typed /tokenize fields, the playground's distribution after the samplers, and
-// a client that hangs up before a non-streamed answer.
+// any case, typed /tokenize fields, the playground's distribution after the samplers, a
+// client that hangs up before a non-streamed answer, and who may bind a server's port.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "serve/server_harness.h"
+#include "util/error.h"
 
 namespace tinylm::serve {
 namespace {
@@ -116,6 +117,53 @@ TEST(ServerRoutes, AClientThatHangsUpBeforeANonStreamedAnswerCancelsIt) {
   EXPECT_TRUE(testing::wait_for_metric(c, "tinylm_generations_cancelled_total", "2"));
   EXPECT_TRUE(testing::wait_for_metric(c, "tinylm_slots_busy", "0"));
   EXPECT_EQ(post(c, "/v1/completions", {{"prompt", "b"}, {"max_tokens", 2}})->status, 200);
+}
+
+// A second server on a port another one listens on must fail to bind (as llama.cpp's
+// does), not share the port: with SO_REUSEPORT both listened and the kernel handed each
+// connection to either of them at random.
+TEST(ServerRoutes, ASecondServerOnAPortInUseFailsToBind) {
+  TestServer first;
+  ServerOptions same_port;
+  same_port.port = first.port();
+  Server second(same_port);
+  try {
+    second.bind();
+    FAIL() << "a second server bound port " << first.port();  // and may take its requests
+  } catch (const InputError& e) {
+    const std::string said =
+        "cannot listen on 127.0.0.1:" + std::to_string(first.port()) + " (in use";
+    EXPECT_NE(std::string(e.what()).find(said), std::string::npos) << e.what();
+  }
+  auto c = first.client();
+  const auto health = c.Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+}
+
+// A server restarted on its port binds at once, though the connections the old one
+// closed wait in TIME_WAIT (SO_REUSEADDR).
+TEST(ServerRoutes, ARestartedServerBindsItsPortAgain) {
+  ServerOptions options;
+  options.port = 0;
+  auto old_server = std::make_unique<Server>(options);
+  options.port = old_server->bind();
+  std::thread serving([&] { old_server->run(); });
+  {
+    httplib::Client c("127.0.0.1", options.port);
+    for (int i = 0; i < 3; ++i)  // closed by the server, which then holds TIME_WAIT
+      EXPECT_TRUE(c.Get("/health", {{"Connection", "close"}}));
+  }
+  old_server->stop();
+  serving.join();
+  old_server.reset();
+  Server restarted(options);
+  int port = -1;
+  EXPECT_NO_THROW(port = restarted.bind());
+  EXPECT_EQ(port, options.port);
+  std::thread closing([&] { restarted.run(); });  // httplib closes its socket when it stops
+  restarted.stop();
+  closing.join();
 }
 
 }  // namespace

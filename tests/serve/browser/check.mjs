@@ -12,6 +12,9 @@
 //   - the attention heatmap is drawn for layer 1 head 0, and changes for another
 //     layer and head; hovering a cell reads its weight;
 //   - chat mode streams an assistant answer as tokens; Stop aborts a longer one;
+//   - max_tokens never asks past the context (64 tokens here): a second chat turn and a
+//     prompt a few tokens short of it ask for the room left; a prompt that fills it is
+//     not sent, and the page says why;
 //   - a full-page screenshot is saved.
 // Usage: node check.mjs --url http://127.0.0.1:PORT/ --screenshot OUT.png
 // Prints one line per check and exits 1 if any failed.
@@ -265,6 +268,70 @@ try {
     await figuresReady();
     await page.screenshot({ path: opt.screenshot, fullPage: true });
     console.log(`screenshot: ${opt.screenshot}`);
+  });
+
+  // --- max_tokens within the context ----------------------------------------------------
+  // gpt2-tiny's context is 64 tokens. The server counts a prompt (for chat: the rendered
+  // conversation) with a max_tokens: 0 request, whose usage says prompt_tokens.
+  const CONTEXT = 64;
+  const promptTokens = (body) => page.evaluate(async (b) => {
+    const path = b.messages ? CHAT : COMPLETIONS;
+    const res = await fetch(apiUrl(path), { method: "POST", headers: authHeaders(true),
+      body: JSON.stringify({ ...b, max_tokens: 0 }) });
+    return (await res.json()).usage.prompt_tokens;
+  }, body);
+  const generated = async () => {
+    await page.waitForFunction(() => document.querySelector("#finish").textContent !== "\u2014" &&
+                                     document.body.dataset.busy === "false");
+    return { finish: await page.textContent("#finish"), error: await page.isVisible("#error") };
+  };
+
+  await step("context: a second chat turn asks for the room left", async () => {
+    await page.click("#mode-chat");
+    await page.click("#clear");
+    await page.fill("#max-tokens", "32");  // turn 1: 9 + 32 tokens; turn 2: ~52 + the rest
+    for (const message of ["Name a colour.", "And another one?"]) {
+      await page.evaluate(() => { document.querySelector("#finish").textContent = "\u2014"; });
+      await page.fill("#chat-input", message);
+      await page.click("#generate");
+      const end = await generated();
+      const sent = await requestBody();
+      const n = await promptTokens({ messages: sent.messages });
+      check(!end.error && end.finish !== "error" && sent.max_tokens === Math.min(32, CONTEXT - n),
+            `context: chat turn "${message}" asks for at most the room left`,
+            `${n} prompt tokens + max_tokens ${sent.max_tokens}, finish ${end.finish}`);
+    }
+    const roles = await page.$$eval("#output .msg .role", (r) => r.map((x) => x.textContent));
+    check(roles.join(",") === "user,assistant,user,assistant", "context: both turns answered", roles.join(","));
+  });
+
+  await step("context: a prompt near the context", async () => {
+    await page.click("#mode-completion");
+    await page.fill("#max-tokens", "32");
+    const near = prompt + " and".repeat(CONTEXT - 9);  // 5 + 55 = 60 tokens: room for 4
+    await page.evaluate(() => { document.querySelector("#finish").textContent = "\u2014"; });
+    await page.fill("#prompt", near);
+    await page.click("#generate");
+    const end = await generated();
+    const sent = await requestBody();
+    const n = await promptTokens({ prompt: sent.prompt });
+    const tokens = (await tokenTexts()).length;
+    check(!end.error && end.finish === "length" && sent.max_tokens === CONTEXT - n && tokens === CONTEXT - n,
+          "context: a prompt 4 tokens short of the context gets 4 tokens",
+          `${n} prompt tokens, max_tokens ${sent.max_tokens}, ${tokens} generated, finish ${end.finish}`);
+
+    let sentGenerations = 0;
+    const count = (r) => { if (/\/v1\/(chat\/)?completions$/.test(r.url())) sentGenerations++; };
+    page.on("request", count);
+    await page.fill("#prompt", prompt + " and".repeat(CONTEXT - 5));  // 64 tokens: no room
+    await page.click("#generate");
+    await page.waitForSelector("#error:not([hidden])");
+    await busyDone();
+    page.off("request", count);
+    const message = await page.textContent("#error");
+    check(sentGenerations === 0 && /no room/.test(message),
+          "context: a prompt that fills the context is not sent; the page says why", message);
+    await page.fill("#prompt", prompt);
   });
 
   check(errors.length === 0, "page: no console errors, page errors or failed requests",

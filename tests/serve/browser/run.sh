@@ -3,7 +3,9 @@
 # tiny GPT-2 fixture, opens the page it serves at http://127.0.0.1:PORT/ in headless
 # Chromium (check.mjs) and drives it as a user would: generate, click tokens and
 # alternatives, read the next-token chart and the attention heatmap; saves a screenshot
-# to OUT_DIR/playground.png. The server is stopped with SIGTERM at the end.
+# to OUT_DIR/playground.png. The server is stopped with SIGTERM at the end. Then the page
+# against a model whose vocabulary cannot spell its English example prompt (the addition
+# task, trained for one step): check_vocabulary.mjs.
 #
 #   tests/serve/browser/run.sh [path/to/tinylm] [OUT_DIR]   (defaults: build/tinylm, build/test-artifacts)
 #
@@ -50,47 +52,65 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$out"
 
-server_args=(serve --model "$root/tests/fixtures/gpt2-tiny" --port 0 --parallel 2)
-[ -n "$page_file" ] && server_args+=(--cors-origin '*')
-"$bin" "${server_args[@]}" >"$work/server.log" 2>&1 &
-server_pid=$!
-
-# The server prints "tinylm serve: ... on http://127.0.0.1:PORT (...)" once it is ready.
-port=
-for _ in $(seq 300); do
-  port=$(sed -n 's|.* on http://[^ ]*:\([0-9][0-9]*\) (.*|\1|p' "$work/server.log" | head -n 1)
-  [ -n "$port" ] && break
-  if ! kill -0 "$server_pid" 2>/dev/null; then
-    echo "FAIL tinylm serve exited before it was ready:"
-    cat "$work/server.log"
-    exit 1
+# Starts `tinylm serve --port 0 --parallel 2 ARGS...` in the background; sets server_pid,
+# and url once the server prints "tinylm serve: ... on http://127.0.0.1:PORT (...)".
+start_server() {
+  local args=(serve "$@" --port 0 --parallel 2) port=
+  [ -n "$page_file" ] && args+=(--cors-origin '*')
+  "$bin" "${args[@]}" >"$work/server.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 300); do
+    port=$(sed -n 's|.* on http://[^ ]*:\([0-9][0-9]*\) (.*|\1|p' "$work/server.log" | head -n 1)
+    [ -n "$port" ] && break
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+      echo "FAIL tinylm serve exited before it was ready:"
+      cat "$work/server.log"
+      exit 1
+    fi
+    sleep 0.1
+  done
+  [ -n "$port" ] || { echo "FAIL tinylm serve did not print its address within 30 s"; cat "$work/server.log"; exit 1; }
+  echo "server: http://127.0.0.1:$port/ (pid $server_pid)"
+  if [ -n "$page_file" ]; then
+    url="file://$(cd "$(dirname "$page_file")" && pwd)/$(basename "$page_file")?api=http://127.0.0.1:$port"
+  else
+    url="http://127.0.0.1:$port/"
   fi
-  sleep 0.1
-done
-[ -n "$port" ] || { echo "FAIL tinylm serve did not print its address within 30 s"; cat "$work/server.log"; exit 1; }
-echo "server: http://127.0.0.1:$port/ (pid $server_pid)"
+}
 
-if [ -n "$page_file" ]; then
-  url="file://$(cd "$(dirname "$page_file")" && pwd)/$(basename "$page_file")?api=http://127.0.0.1:$port"
-else
-  url="http://127.0.0.1:$port/"
-fi
+# Stops the server as an operator would, and expects a clean exit (else rc=1).
+stop_server_cleanly() {
+  kill -TERM "$server_pid"
+  local server_rc=0
+  wait "$server_pid" || server_rc=$?
+  server_pid=
+  if [ "$server_rc" -eq 0 ]; then
+    echo "ok   server stopped cleanly on SIGTERM"
+  else
+    echo "FAIL server exited with $server_rc after SIGTERM"
+    cat "$work/server.log"
+    rc=1
+  fi
+}
+
+# Runs a check script against $url; its failure (or a timeout) sets rc=1.
+run_check() {
+  local script=$1 check_rc=0
+  shift
+  CHROMIUM=$chromium timeout 110 node "$here/$script" --url "$url" "$@" || check_rc=$?
+  [ "$check_rc" -eq 124 ] && echo "FAIL $script took longer than 110 s"
+  [ "$check_rc" -eq 0 ] || rc=1
+}
 
 rc=0
-CHROMIUM=$chromium timeout 110 node "$here/check.mjs" --url "$url" \
-  --screenshot "$out/playground.png" || rc=$?
-[ "$rc" -eq 124 ] && echo "FAIL check.mjs took longer than 110 s"
+start_server --model "$root/tests/fixtures/gpt2-tiny"
+run_check check.mjs --screenshot "$out/playground.png"
+stop_server_cleanly
 
-# Stop the server as an operator would, and expect a clean exit.
-kill -TERM "$server_pid"
-server_rc=0
-wait "$server_pid" || server_rc=$?
-server_pid=
-if [ "$server_rc" -eq 0 ]; then
-  echo "ok   server stopped cleanly on SIGTERM"
-else
-  echo "FAIL server exited with $server_rc after SIGTERM"
-  cat "$work/server.log"
-  rc=1
-fi
+"$bin" train --config "$root/configs/addition.json" --out "$work/addition" --quiet \
+  --set train.max_steps=1 --set train.eval_interval=1 --set train.checkpoint_interval=1 \
+  >"$work/train.log" 2>&1 || { echo "FAIL training the addition model:"; cat "$work/train.log"; exit 1; }
+start_server --run "$work/addition"
+run_check check_vocabulary.mjs
+stop_server_cleanly
 exit "$rc"

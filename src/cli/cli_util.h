@@ -25,6 +25,19 @@ inline const CLI::Validator kSeed(
     },
     "UINT", "Seed");
 
+// For integer options with a lower bound: "must be at least 1", not CLI11's Range message
+// (which prints its upper end, DBL_MAX, in 300 digits). Runs after integer_text (which
+// checks the decimal form and puts itself first), so the value is plain decimal here.
+inline CLI::Validator at_least(int64_t min) {
+  return CLI::Validator(
+      [min](std::string& value) -> std::string {
+        const std::optional<int64_t> v = decimal_integer(value);
+        if (v && *v >= min) return "";
+        return "must be at least " + std::to_string(min) + ", got " + value;
+      },
+      "INT>=" + std::to_string(min), "AtLeast");
+}
+
 // CLI11 (2.1) reads an integer option with strtoll / strtoull in base 0 and does not
 // check for overflow: "99999999999999999999" becomes INT64_MAX, "-1" becomes 2^64 - 1
 // for an unsigned option, "010" is octal 8. This check runs before CLI11's conversion:

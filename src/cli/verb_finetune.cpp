@@ -39,7 +39,9 @@ int run_finetune(int argc, char** argv) {
   app.add_option("--set", sets, "override a setting, e.g. --set finetune.epochs=1 (repeatable)");
   app.add_flag("--resume", opts.resume, "continue the run in --out from its checkpoint");
   app.add_option("--stop-after", opts.stop_after,
-                 "stop with a checkpoint after this many steps (continue later with --resume)");
+                 "stop with a checkpoint once the run has done N steps, counted from its start "
+                 "(also after --resume); continue later with --resume")
+      ->check(at_least(1));
   app.add_flag("--quiet", opts.quiet, "no progress output");
   std::string device = "cpu";
   add_device_option(app, device)

@@ -31,7 +31,9 @@ int run_train(int argc, char** argv) {
                  "dropout); --set model.x=... still applies");
   app.add_option("--set", sets, "override a config field, e.g. --set train.lr=3e-4 (repeatable)");
   app.add_option("--stop-after", opts.stop_after,
-                 "stop with a checkpoint after this many steps (continue later with --resume)");
+                 "stop with a checkpoint once the run has done N steps, counted from its start "
+                 "(also after --resume); continue later with --resume")
+      ->check(at_least(1));
   app.add_flag("--quiet", opts.quiet, "no progress output");
   std::string device = "cpu", precision = "fp32";
   add_device_option(app, device);

@@ -70,6 +70,7 @@ class Loop {
   MicroStep micro_batches(int64_t step, bool& interrupted);
   bool replicas_agree();    // false (after a message): the ranks' parameters differ
   bool all_ranks(bool ok);  // ok on every rank
+  bool ranks_run_the_same_loop();
   void log_step(double loss, double lr, double grad_norm, const std::vector<double>& norms);
   bool evaluate(int64_t step);  // false: best.safetensors could not be written
   void stop_message(const std::string& what);
@@ -119,6 +120,31 @@ bool Loop::all_ranks(bool ok) {
   double failed = ok ? 0.0 : 1.0;
   comm_.all_reduce_sum(&failed, 1);
   return failed == 0;
+}
+
+// Every rank must take the same steps, evaluations and checkpoints, or one would wait
+// forever in a collective the others never reach: the settings that decide them are
+// compared (a sum over ranks equals size x a rank's own value only if all are equal, and
+// where they are not, some rank sees it).
+bool Loop::ranks_run_the_same_loop() {
+  if (comm_.size() == 1) return true;
+  const std::vector<double> mine = {static_cast<double>(s_.total_steps),
+                                    static_cast<double>(s_.micro_batches),
+                                    static_cast<double>(s_.log_interval),
+                                    static_cast<double>(s_.eval_interval),
+                                    static_cast<double>(s_.checkpoint_interval),
+                                    static_cast<double>(s_.stop_after),
+                                    s_.evaluate_first ? 1.0 : 0.0,
+                                    s_.check_replicas ? 1.0 : 0.0,
+                                    static_cast<double>(session_.step)};
+  std::vector<double> sums = mine;
+  comm_.all_reduce_sum(sums.data(), static_cast<int64_t>(sums.size()));
+  bool same = true;
+  for (size_t i = 0; i < mine.size(); ++i) same = same && sums[i] == comm_.size() * mine[i];
+  if (all_ranks(same)) return true;
+  stop_message("the ranks were started with different settings (steps, intervals, "
+               "--stop-after or the step resumed from); give every rank the same command.");
+  return false;
 }
 
 bool Loop::replicas_agree() {
@@ -238,6 +264,7 @@ void Loop::stop_message(const std::string& what) {
 }
 
 int Loop::run() {
+  if (!ranks_run_the_same_loop()) return 2;
   dist::broadcast_parameters(session_.params(), comm_);  // every rank starts from rank 0's
   if (s_.check_replicas && !replicas_agree()) return 1;
   if (s_.evaluate_first && !session_.resumed()) evaluate(0);

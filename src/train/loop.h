@@ -88,8 +88,9 @@ struct LoopSettings {
 };
 
 // Runs from session.step. Returns 0 (done, or stopped at stop_after), 130 (Ctrl-C:
-// checkpoint saved) or 1 (a NaN or infinite loss, weight or moment: nothing written over
-// the last good checkpoint).
+// checkpoint saved), 1 (a NaN or infinite loss, weight or moment: nothing written over
+// the last good checkpoint) or 2 (ranks started with different steps, intervals or
+// stop_after: nothing done).
 int run_training_loop(TrainingTask& task, RunSession& session, const LoopSettings& settings);
 
 }  // namespace tinylm

@@ -320,5 +320,17 @@ TEST_F(Distributed, ARankWithABadInputEndsTheJob) {
   EXPECT_NE(r.output.find("missing.json"), std::string::npos) << r.output;
 }
 
+// Ranks started with different loop settings (here --stop-after on one) would wait for
+// each other in a collective forever: refused at the start, exit 2, nothing written.
+TEST_F(Distributed, RanksGivenDifferentStepsOrStopsAreRefused) {
+  const std::string cfg = config(dir_, {{"grad_accum", 2}});
+  const std::string args = "train --quiet --out " + dir_ + "/run --config " + cfg;
+  const RunResult r = run_mpi("-np 1 " + tinylm_args(args) + " : -np 1 " +
+                              tinylm_args(args + " --stop-after 3"));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("different settings"), std::string::npos) << r.output;
+  EXPECT_FALSE(file_exists(dir_ + "/run/last.safetensors"));
+}
+
 }  // namespace
 }  // namespace tinylm::testing

@@ -31,6 +31,9 @@ TEST(IntegerFlags, BadIntegersExitTwoNamingTheFlag) {
       {"eval --run nowhere --stride 0", "--stride"},
       {"prepare --tokenizer char --input nowhere --out nowhere --threads -5", "--threads"},
       {"info --embedding-table 0", "--embedding-table"},
+      {"train --config configs/addition.json --out nowhere --stop-after -7",
+       "--stop-after: must be at least 1, got -7"},
+      {"finetune --task classify --stop-after 0", "--stop-after: must be at least 1, got 0"},
       {"sample --run tests/fixtures/gpt2-tiny --temperature inf", "--temperature"},
       {"sample --checkpoint nowhere.safetensors", "--checkpoint nowhere.safetensors: no such file"},
   };

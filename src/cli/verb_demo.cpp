@@ -14,20 +14,39 @@
 
 namespace tinylm::cli {
 
+namespace {
+
+// residual's bounds: its weights are layers x dim x dim floats, all held at once.
+constexpr int64_t kMaxLayers = 1000, kMaxDim = 1024;
+constexpr int64_t kMaxWeights = int64_t{1} << 25;  // floats: 128 MiB
+
+void check_residual_shape(int64_t layers, int64_t d) {
+  require(layers >= 1 && d >= 1, "--layers and --dim must be >= 1");
+  require(layers <= kMaxLayers, "--layers must be at most " + std::to_string(kMaxLayers) +
+                                    ", got " + std::to_string(layers));
+  require(d <= kMaxDim,
+          "--dim must be at most " + std::to_string(kMaxDim) + ", got " + std::to_string(d));
+  require(layers * d * d <= kMaxWeights,
+          "--layers x --dim x --dim must be at most " + std::to_string(kMaxWeights) +
+              " weights (128 MiB), got " + std::to_string(layers * d * d));
+}
+
+}  // namespace
+
 int run_demo(int argc, char** argv) {
   CLI::App app{"The course's small experiments, as tables and SVG figures.", "tinylm demo"};
   std::string name, out;
   int64_t layers = 6, d = 64;
   uint64_t seed = 123;
   app.add_option("name", name, "residual | sqrt-dk | activations | layernorm")->required();
-  app.add_option("--out", out, "also draw the figure into this SVG file");
-  app.add_option("--layers", layers, "residual: number of random layers (default 6)");
-  app.add_option("--dim", d, "residual: width of the layers (default 64)");
+  app.add_option("--out", out, "also draw the figure into this SVG file")->check(kNonEmptyPath);
+  app.add_option("--layers", layers, "residual: number of random layers (default 6, at most 1000)");
+  app.add_option("--dim", d, "residual: width of the layers (default 64, at most 1024)");
   app.add_option("--seed", seed, "seed of the random draws (default 123)");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   std::string text, svg_text;
   if (name == "residual") {
-    require(layers >= 1 && d >= 1, "--layers and --dim must be >= 1");
+    check_residual_shape(layers, d);
     const course::ResidualNorms r = course::residual_norms(layers, d, seed);
     text = course::format_residual(r);
     svg_text = course::residual_svg(r);
@@ -46,7 +65,7 @@ int run_demo(int argc, char** argv) {
     throw InputError("unknown demo '" + name + "' (residual, sqrt-dk, activations, layernorm)");
   }
   std::fputs(text.c_str(), stdout);
-  if (!out.empty()) {
+  if (app.count("--out") > 0) {
     svg::write_file(out, svg_text);
     std::printf("wrote %s\n", out.c_str());
   }

@@ -257,16 +257,16 @@ int run_trace(int argc, char** argv) {
   app.add_option("--text", text, "the text to run through the model")->required();
   app.add_option("--dims", dims, "embedding dimensions to print per position")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   app.add_flag("--answer", answer,
                "then generate greedily, one token at a time (addition: the answer digits), "
                "showing the input positions each head of the last block attends to most");
   app.add_option("--answer-tokens", answer_tokens, "how many tokens --answer generates at most")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   app.add_option("--answer-block", answer_block,
                  "whose heads --answer shows (default: the last block)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0));
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   require(has_model(source), "nothing to trace: pass --run or --model");
   require(!text.empty(), "--text is empty");

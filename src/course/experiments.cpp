@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "ops/activation.h"
 #include "ops/layernorm.h"
@@ -28,10 +29,15 @@ double entropy(const float* p, int64_t n) {
   return h;
 }
 
+// A non-finite value (float32 overflows in a deep stack of residual layers: the
+// gradient grows each layer) prints as "overflow", as wide as the number would be.
 std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
-  return buf;
+  if (std::isfinite(v)) return buf;
+  const std::string word = "overflow";
+  const size_t width = std::strlen(buf);
+  return std::string(width > word.size() ? width - word.size() : 0, ' ') + word;
 }
 
 }  // namespace

@@ -58,6 +58,13 @@ size_t utf8_length(const std::string& s) {
   return std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; });
 }
 
+// An upper estimate of the width in pixels of a line of text at a font size: the
+// average glyph of the sans-serif and monospace fonts a browser picks is about 0.6 em
+// wide (bold a little wider). Layouts reserve this much so that no text is clipped.
+double text_width(const std::string& text, double size, bool bold = false) {
+  return static_cast<double>(utf8_length(text)) * size * (bold ? 0.68 : 0.62);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- training log
@@ -109,7 +116,12 @@ LossLog read_log_jsonl(const std::string& path) {
 
 // Panels share the x axis (step); each has its own y range, ticks, grid and legend.
 std::string line_chart_svg(const std::vector<Panel>& panels, const std::string& x_label) {
-  const double left = 70, plot_w = 560, legend_w = 190, panel_h = 300, top = 36, bottom = 50;
+  const double left = 70, plot_w = 560, panel_h = 300, top = 36, bottom = 50;
+  // The legend: a line sample (30 px) and the longest series name, 14 px from the plot.
+  double legend_w = 190;
+  for (const auto& p : panels)
+    for (const auto& s : p.series)
+      legend_w = std::max(legend_w, 14 + 30 + text_width(s.name, 12) + 10);
   const double W = left + plot_w + legend_w;
   const double H = panels.size() * (top + panel_h + bottom) + 10;
   svg::Document doc(W, H);
@@ -205,16 +217,21 @@ std::string heatmap_grid_svg(const std::vector<std::vector<Heatmap>>& grid,
   for (const auto& l : labels) longest = std::max(longest, utf8_length(l));
   const double label_w = std::min<size_t>(longest, 10) * font * 0.62 + 8;
   const double title_h = 22, gap = 18, header = 58, bar_area = 110;
-  const double map_w = label_w + side + gap, map_h = title_h + side + label_w + gap;
-  const double W = 10 + ncols * map_w + bar_area;
+  // A map's slot is as wide as the map or its title (13 px bold), the map centred in it.
+  double slot = side;
+  for (const auto& row : grid)
+    for (const auto& m : row) slot = std::max(slot, text_width(m.title, 13, true));
+  const double map_w = label_w + slot + gap, map_h = title_h + side + label_w + gap;
+  const std::string subtitle =
+      "rows: " + opt.row_axis + ", columns: " + opt.col_axis +
+      (every > 1 ? " (1 token in " + std::to_string(every) + " labelled)" : "");
+  const double W = std::max({10 + ncols * map_w + bar_area, 20 + text_width(opt.title, 16, true),
+                             20 + text_width(subtitle, 12)});
   const double H = header + nrows * map_h + 10;
   svg::Document doc(W, H);
 
   doc.text(10, 24, opt.title, {.size = 16, .bold = true});
-  doc.text(10, 44,
-           "rows: " + opt.row_axis + ", columns: " + opt.col_axis +
-               (every > 1 ? " (1 token in " + std::to_string(every) + " labelled)" : ""),
-           {.size = 12, .fill = "#555"});
+  doc.text(10, 44, subtitle, {.size = 12, .fill = "#555"});
 
   const int levels = 128;  // colours are quantised so equal neighbours merge into one rect
   auto level_of = [&](float v) {
@@ -228,7 +245,8 @@ std::string heatmap_grid_svg(const std::vector<std::vector<Heatmap>>& grid,
       const Heatmap& m = grid[r][c];
       require(static_cast<int64_t>(m.values.size()) == n * n,
               "heatmap \"" + m.title + "\": expected " + std::to_string(n * n) + " values");
-      const double x0 = 10 + c * map_w + label_w, y0 = header + r * map_h + title_h;
+      const double x0 = 10 + c * map_w + label_w + (slot - side) / 2,
+                   y0 = header + r * map_h + title_h;
       doc.text(x0 + side / 2, y0 - 7, m.title, {.size = 13, .anchor = "middle", .bold = true});
       // Background in the most common colour, then runs of equal colour along each row.
       std::vector<int> level(m.values.size()), count(levels, 0);

@@ -28,11 +28,21 @@ struct Rows {
   }
 };
 
-// Parameters, their gradients, AdamW's moments and a fixed position table.
-void add_weight_rows(Rows& r, const GPTConfig& c, int64_t N) {
-  r.add(S::Weights, "parameters", "N", N);
-  r.add(S::Weights, "gradients", "N", N);
-  r.add(S::Weights, "AdamW moments m, v", "2 x N", 2 * N);
+// Parameters, their gradients, AdamW's moments and a fixed position table. Under LoRA
+// the N model parameters are frozen (no gradient, no moments) and only the Na adapter
+// parameters have both.
+void add_weight_rows(Rows& r, const GPTConfig& c, int64_t N, const LoraAdapters* lora) {
+  if (lora) {
+    const int64_t Na = lora->parameters();
+    r.add(S::Weights, "frozen parameters (no gradient, no AdamW state)", "N", N);
+    r.add(S::Weights, "adapters A, B (" + lora->description + ")", "Na = sum r (in + out)", Na);
+    r.add(S::Weights, "adapter gradients", "Na", Na);
+    r.add(S::Weights, "AdamW moments m, v (adapters only)", "2 x Na", 2 * Na);
+  } else {
+    r.add(S::Weights, "parameters", "N", N);
+    r.add(S::Weights, "gradients", "N", N);
+    r.add(S::Weights, "AdamW moments m, v", "2 x N", 2 * N);
+  }
   if (c.position == PositionEncoding::Sinusoidal)
     r.add(S::Weights, "sinusoidal position table", "[block_size, C]", c.block_size * c.d_model);
 }
@@ -63,8 +73,9 @@ void add_forward_rows(Rows& r, const Sizes& z, bool training) {
 }
 
 // The backward buffers the modules keep between steps, and MultiHeadAttention::backward's
-// work buffers (one set, shared by every block).
-void add_backward_rows(Rows& r, const Sizes& z) {
+// work buffers (one set, shared by every block). With the embeddings frozen (LoRA),
+// GPT::backward stops above them: no embedding dropout dx, no dpos.
+void add_backward_rows(Rows& r, const Sizes& z, bool embeddings_train) {
   const int64_t L = z.L, BTC = z.BTC, BTF = z.BTF;
   r.add(S::Backward, "head dxf, ln_f dx", "2 x [B, T, C]", 2 * BTC);
   r.add(S::Backward, "block: ln_1 dx, ln_2 dx", "2 x [B, T, C]", 2 * BTC, L);
@@ -73,15 +84,37 @@ void add_backward_rows(Rows& r, const Sizes& z) {
   r.add(S::Backward, "block: mlp.c_fc dx", "[B, T, C]", BTC, L);
   r.add(S::Backward, "block: dh, dx (residual stream)", "2 x [B, T, C]", 2 * BTC, L);
   if (z.drop) r.add(S::Backward, "block: residual dropout dx", "2 x [B, T, C]", 2 * BTC, L);
-  if (z.drop) r.add(S::Backward, "embedding dropout dx", "[B, T, C]", BTC);
-  r.add(S::Backward, "dpos (batch sum)", "[T, C]", z.T * z.C);
+  if (z.drop && embeddings_train) r.add(S::Backward, "embedding dropout dx", "[B, T, C]", BTC);
+  if (embeddings_train) r.add(S::Backward, "dpos (batch sum)", "[T, C]", z.T * z.C);
   r.add(S::Transient, "attention backward: dy, dq, dk, dv, dqkv", "4 x [B, H, T, dh] + [B, T, 3C]",
         7 * BTC);
 }
 
+// The buffers each adapter keeps (LoraAdapter): u = drop(x) A^T and du [BT, r]; with
+// adapter dropout in training, the dropped input xd [BT, in], its mask (one byte per
+// element) and dxd [BT, in].
+void add_adapter_rows(Rows& r, const Sizes& z, const LoraAdapters& lora, bool training) {
+  const int64_t n = static_cast<int64_t>(lora.layers.size());
+  r.add(S::Forward, "LoRA: u = x A^T, per adapter", "[B, T, r]", z.BT * lora.r, n);
+  r.add(S::Backward, "LoRA: du = s dy B, per adapter", "[B, T, r]", z.BT * lora.r, n);
+  if (!training || lora.dropout <= 0) return;
+  int64_t in_elems = 0;  // sum over the adapters of BT x in
+  for (const AdapterLayer& a : lora.layers) in_elems += z.BT * a.in;
+  r.add(S::Forward, "LoRA dropout: xd, mask (1 byte), all adapters", "[B, T, in] x 1.25",
+        in_elems + (in_elems + 3) / 4);
+  r.add(S::Backward, "LoRA dropout: dxd, all adapters", "[B, T, in]", in_elems);
+}
+
 }  // namespace
 
-MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool training) {
+int64_t LoraAdapters::parameters() const {
+  int64_t n = 0;
+  for (const AdapterLayer& a : layers) n += r * (a.in + a.out);
+  return n;
+}
+
+MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool training,
+                               const LoraAdapters* lora) {
   c.validate();
   check_batch_shape(c, B, T);
   const int64_t V = c.vocab_size, C = c.d_model, L = c.n_layer, F = c.ffn_hidden();
@@ -96,12 +129,18 @@ MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool tr
   m.batch = B, m.seq = T, m.training = training;
   Rows rows{m};
   const int64_t N = param_table(c).total;
-  add_weight_rows(rows, c, N);
+  add_weight_rows(rows, c, N, lora);
   add_forward_rows(rows, z, training);
-  add_backward_rows(rows, z);
+  add_backward_rows(rows, z, /*embeddings_train=*/lora == nullptr);
+  if (lora) add_adapter_rows(rows, z, *lora, training);
+  std::stable_sort(m.rows.begin(), m.rows.end(), [](const MemoryRow& a, const MemoryRow& b) {
+    return a.section < b.section;  // the adapters' rows join their sections
+  });
 
-  m.parameters = m.gradients = 4 * N;
-  m.optimizer = 2 * 4 * N;
+  const int64_t trained = lora ? lora->parameters() : N;  // what has gradients and moments
+  m.parameters = 4 * (N + (lora ? trained : 0));
+  m.gradients = 4 * trained;
+  m.optimizer = 2 * 4 * trained;
   m.buffers = c.position == PositionEncoding::Sinusoidal ? 4 * c.block_size * C : 0;
   for (const auto& row : m.rows) {
     if (row.section == S::Forward) m.forward += row.bytes();

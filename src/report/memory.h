@@ -18,6 +18,12 @@
 //              one set shared by every block, kept between steps (the memory plan).
 // Per block, training with dropout off: forward 14 BTC + 2 BTF + B H T + 4 BT,
 // backward 7 BTC + 2 BTF, transient 7 BTC (F = d_ff).
+// A LoRA run (docs/finetune.md) freezes every weight: frozen parameters have no gradient
+// buffer and no AdamW moments. Only the adapters train: per adapted layer [in -> out],
+// A [r, in] and B [out, r] with their gradients and moments, and the buffers
+// LoraAdapter keeps (src/lora/lora.cpp): u, du [BT, r], and with adapter dropout the
+// dropped input xd, its byte mask and dxd [BT, in]. Backward stops above the frozen
+// embeddings: no dpos, no embedding dropout dx.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -26,6 +32,21 @@
 #include "model/config.h"
 
 namespace tinylm::report {
+
+// The LoRA adapters a run trains beside its frozen weights (lora/lora.h), one layer per
+// adapted nn::Linear; built from the run's config by the caller (report does not link lora).
+struct AdapterLayer {
+  std::string module;  // "transformer.h.0.attn.c_attn"
+  int64_t in = 0, out = 0;
+};
+
+struct LoraAdapters {
+  int64_t r = 0;
+  float dropout = 0;
+  std::string description;           // "LoRA r 16 on c_attn, c_proj, c_fc"
+  std::vector<AdapterLayer> layers;  // model order
+  int64_t parameters() const;        // sum of r (in + out)
+};
 
 enum class MemorySection { Weights, Forward, Backward, Transient };
 
@@ -43,7 +64,7 @@ struct MemoryEstimate {
   bool training = true;  // dropout buffers exist only when training with p > 0
   std::vector<MemoryRow> rows;
   // Bytes.
-  int64_t parameters = 0, gradients = 0, optimizer = 0, buffers = 0;
+  int64_t parameters = 0, gradients = 0, optimizer = 0, buffers = 0;  // weights: frozen + adapters
   int64_t forward = 0, backward = 0, transient = 0;
   int64_t activations() const { return forward + backward + transient; }
   // Peak of one forward_loss + backward (what a model without optimizer holds).
@@ -53,6 +74,8 @@ struct MemoryEstimate {
 };
 
 // Throws InputError for an invalid config or batch shape (see check_batch_shape).
-MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool training = true);
+// lora: the adapters of a LoRA run (every weight of the model frozen), or null.
+MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool training = true,
+                               const LoraAdapters* lora = nullptr);
 
 }  // namespace tinylm::report

@@ -7,9 +7,13 @@
 
 namespace tinylm::report {
 
-ModelInfo model_info(const GPTConfig& c, int64_t batch, int64_t seq) {
+ModelInfo model_info(const GPTConfig& c, int64_t batch, int64_t seq, const LoraAdapters* lora) {
   c.validate();
-  return {c, param_table(c), estimate_flops(c, batch, seq), estimate_memory(c, batch, seq)};
+  ModelInfo info{c, param_table(c), estimate_flops(c, batch, seq),
+                 estimate_memory(c, batch, seq, true, lora)};
+  info.has_lora = lora != nullptr;
+  if (lora) info.lora = *lora;
+  return info;
 }
 
 GPTConfig load_model_config(const std::string& path) {
@@ -68,6 +72,19 @@ std::string render_params(const ParamTable& p, int64_t L) {
              with_commas(p.excluding_embeddings), percent(p.excluding_embeddings, p.total),
              "Kaplan's non-embedding N"});
   return "parameters\n" + t.render();
+}
+
+// A LoRA run's parameters: the model's (frozen) and the adapters' (trainable).
+std::string render_lora_params(const ParamTable& p, const LoraAdapters& lora) {
+  const int64_t Na = lora.parameters(), all = p.total + Na;
+  TextTable t({"LoRA run", "params", "% of all"}, {false, true, true});
+  t.add_row({"frozen: the model above (no gradient, no AdamW state)", with_commas(p.total),
+             percent(p.total, all)});
+  t.add_row({"trainable: " + std::to_string(lora.layers.size()) + " adapters, " + lora.description,
+             with_commas(Na), percent(Na, all)});
+  t.add_rule();
+  t.add_row({"all parameters", with_commas(all), percent(all, all)});
+  return t.render();
 }
 
 std::string render_flops(const FlopEstimate& f, const ParamTable& p) {
@@ -146,8 +163,10 @@ std::string render_memory(const MemoryEstimate& m) {
 }  // namespace
 
 std::string render_text(const ModelInfo& info) {
-  return describe(info.config) + "\n" + render_params(info.params, info.config.n_layer) + "\n" +
-         render_flops(info.flops, info.params) + "\n" + render_memory(info.memory);
+  std::string params = render_params(info.params, info.config.n_layer);
+  if (info.has_lora) params += render_lora_params(info.params, info.lora);
+  return describe(info.config) + "\n" + params + "\n" + render_flops(info.flops, info.params) +
+         "\n" + render_memory(info.memory);
 }
 
 namespace {
@@ -217,9 +236,16 @@ nlohmann::json memory_json(const MemoryEstimate& m) {
 }  // namespace
 
 nlohmann::json to_json(const ModelInfo& info) {
-  return {{"config", info.config.to_json()}, {"batch", info.flops.batch},
-          {"seq", info.flops.seq},           {"parameters", params_json(info.params)},
-          {"flops", flops_json(info.flops)}, {"memory", memory_json(info.memory)}};
+  nlohmann::json j = {{"config", info.config.to_json()}, {"batch", info.flops.batch},
+                      {"seq", info.flops.seq},           {"parameters", params_json(info.params)},
+                      {"flops", flops_json(info.flops)}, {"memory", memory_json(info.memory)}};
+  if (info.has_lora)
+    j["lora"] = {{"r", info.lora.r},
+                 {"description", info.lora.description},
+                 {"adapters", info.lora.layers.size()},
+                 {"trainable_parameters", info.lora.parameters()},
+                 {"frozen_parameters", info.params.total}};
+  return j;
 }
 
 }  // namespace tinylm::report

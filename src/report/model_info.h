@@ -17,10 +17,14 @@ struct ModelInfo {
   ParamTable params;
   FlopEstimate flops;
   MemoryEstimate memory;  // a training step (dropout buffers when dropout > 0)
+  bool has_lora = false;  // a LoRA run: the model's weights frozen, the adapters train
+  LoraAdapters lora;
 };
 
-// Throws InputError for an invalid config or batch shape.
-ModelInfo model_info(const GPTConfig& c, int64_t batch, int64_t seq);
+// Throws InputError for an invalid config or batch shape. lora: the adapters of a LoRA
+// run (memory.h), or null when every parameter trains.
+ModelInfo model_info(const GPTConfig& c, int64_t batch, int64_t seq,
+                     const LoraAdapters* lora = nullptr);
 
 std::string render_text(const ModelInfo& info);
 nlohmann::json to_json(const ModelInfo& info);

@@ -30,6 +30,12 @@ std::string rate(double flops_per_s) {
   return human_flops(flops_per_s) + "/s";
 }
 
+// Which of the two step times sets the prediction.
+std::string step_bound_text(const DeviceAnalysis& a) {
+  return a.floor_governs ? "the roofline floor governs: too little work per byte for that MFU"
+                         : "the MFU time governs";
+}
+
 }  // namespace
 
 DeviceAnalysis analyse_on_device(const GPTConfig& c, int64_t B, int64_t T, const Device& d,
@@ -73,7 +79,10 @@ DeviceAnalysis analyse_on_device(const GPTConfig& c, int64_t B, int64_t T, const
   a.train_flops = 3 * forward_flops;
   a.roofline_step_seconds = 3 * forward_seconds;
   a.utilization = utilization;
-  a.predicted_step_seconds = a.train_flops / (a.peak * utilization);
+  a.mfu_step_seconds = a.train_flops / (a.peak * utilization);
+  // No implementation beats the roofline floor, whatever MFU is assumed.
+  a.floor_governs = a.roofline_step_seconds > a.mfu_step_seconds;
+  a.predicted_step_seconds = std::max(a.mfu_step_seconds, a.roofline_step_seconds);
   a.tokens_per_second = static_cast<double>(BT) / a.predicted_step_seconds;
 
   const MemoryEstimate m = estimate_memory(c, B, T, true);
@@ -112,7 +121,8 @@ std::string render_device_analysis(const DeviceAnalysis& a) {
   out += t.render() + "\n";
   out += "training step: " + human_flops(a.train_flops) + "; roofline floor " +
          seconds_text(a.roofline_step_seconds) + "; at " + num("%.0f", 100 * a.utilization) +
-         "% utilisation (MFU) " + seconds_text(a.predicted_step_seconds) + " per step, " +
+         "% utilisation (MFU) " + seconds_text(a.mfu_step_seconds) + "; predicted " +
+         seconds_text(a.predicted_step_seconds) + " per step (" + step_bound_text(a) + "), " +
          with_commas(static_cast<int64_t>(a.tokens_per_second)) + " tokens/s\n";
   out += "training memory: fp32 " + human_bytes(a.fp32_bytes) + " (" +
          (a.fp32_fits ? "fits" : "does NOT fit") + "), bf16 mixed " + human_bytes(a.bf16_bytes) +

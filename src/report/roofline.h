@@ -9,9 +9,11 @@
 // The attention products run once per (batch row, head). Backward repeats each product
 // twice at the same shapes, so a step is 3 x the forward products.
 //
-// Predicted step time = training FLOPs / (peak x utilisation): utilisation is what a
-// good implementation reaches (MFU), stated, not measured. The roofline time (sum of
-// max(compute, memory) per product) is the floor no implementation beats.
+// MFU step time = training FLOPs / (peak x utilisation): utilisation is what a good
+// implementation reaches (MFU), stated, not measured. The roofline time (sum of
+// max(compute, memory) per product) is the floor no implementation beats. The predicted
+// step time is the larger of the two: a small step (short sequences, small batch) is
+// memory-bound, and then the floor governs, whatever MFU is assumed.
 //
 // Memory: float32 training keeps weights, gradients and AdamW's two moments (16 bytes per
 // parameter) plus activations (memory.h). bf16 mixed precision keeps bf16 weights and
@@ -50,7 +52,9 @@ struct DeviceAnalysis {
   double train_flops = 0;            // per step (3 x forward matmul FLOPs)
   double roofline_step_seconds = 0;  // 3 x sum of the products' roofline times
   double utilization = 0;
-  double predicted_step_seconds = 0;  // train_flops / (peak * utilization)
+  double mfu_step_seconds = 0;        // train_flops / (peak * utilization)
+  double predicted_step_seconds = 0;  // max(mfu_step_seconds, roofline_step_seconds)
+  bool floor_governs = false;         // the roofline floor is above the MFU time
   double tokens_per_second = 0;       // B * T / predicted step time
   // Memory of a training step, bytes.
   double fp32_bytes = 0, bf16_bytes = 0;

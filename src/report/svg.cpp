@@ -8,6 +8,7 @@
 
 #include "util/error.h"
 #include "util/files.h"
+#include "util/utf8.h"
 
 namespace tinylm::svg {
 
@@ -37,33 +38,50 @@ std::string interpolate(const std::array<std::array<double, 3>, N>& stops, doubl
 
 }  // namespace
 
+// XML 1.0's Char production: tab, newline, carriage return, and every code point from
+// U+0020 on except the surrogates (never decoded) and U+FFFE, U+FFFF.
+bool allowed_in_xml(char32_t cp) {
+  if (cp < 0x20) return cp == '\t' || cp == '\n' || cp == '\r';
+  return cp != 0xFFFE && cp != 0xFFFF;
+}
+
+// The entity of a markup character, or nullptr.
+const char* markup_entity(char32_t cp) {
+  switch (cp) {
+    case '&':
+      return "&amp;";
+    case '<':
+      return "&lt;";
+    case '>':
+      return "&gt;";
+    case '"':
+      return "&quot;";
+    case '\'':
+      return "&apos;";
+    default:
+      return nullptr;
+  }
+}
+
 std::string escape(std::string_view text) {
+  static constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
   std::string out;
   out.reserve(text.size());
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-          out += "\xEF\xBF\xBD";  // U+FFFD
-        else
-          out += ch;
+  for (size_t pos = 0; pos < text.size();) {
+    char32_t cp = 0;
+    const int len = utf8_decode_one(text, pos, &cp);
+    if (len == 0) {  // a byte of invalid UTF-8: one U+FFFD each
+      out += kReplacement;
+      pos += 1;
+      continue;
     }
+    if (const char* entity = markup_entity(cp))
+      out += entity;
+    else if (!allowed_in_xml(cp))
+      out += kReplacement;
+    else
+      out.append(text, pos, static_cast<size_t>(len));
+    pos += static_cast<size_t>(len);
   }
   return out;
 }

@@ -11,8 +11,9 @@
 
 namespace tinylm::svg {
 
-// Text and attribute escaping: & < > " ' become entities; other control characters
-// (which XML 1.0 forbids) become U+FFFD.
+// Text and attribute escaping: & < > " ' become entities; every character XML 1.0
+// forbids (control characters other than tab, newline and CR; U+FFFE, U+FFFF) and every
+// byte of invalid UTF-8 becomes U+FFFD, so the document always parses.
 std::string escape(std::string_view text);
 
 // A colour as "#rrggbb".

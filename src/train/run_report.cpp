@@ -10,6 +10,7 @@
 #include "report/html_report.h"
 #include "report/model_info.h"
 #include "report/text_table.h"
+#include "train/lora_adapters.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -111,8 +112,10 @@ std::string run_report_page(GPT& model, const Tokenizer& tok, const TrainConfig&
     r.attention_caption = "No input to show.";
   }
 
-  r.model_text = report::render_text(
-      report::model_info(model.config(), c.train.batch_size, model.config().block_size));
+  const bool lora = c.train.trainable == "lora";
+  const report::LoraAdapters adapters = lora ? lora_adapters_of(c) : report::LoraAdapters{};
+  r.model_text = report::render_text(report::model_info(
+      model.config(), c.train.batch_size, model.config().block_size, lora ? &adapters : nullptr));
   r.config_json = extras.config_json.empty() ? c.to_json().dump(2) : extras.config_json;
   return report::run_report_html(r);
 }

@@ -72,6 +72,24 @@ TEST(Svg, EscapesMarkupCharacters) {
   expect_well_formed(s);
 }
 
+// XML 1.0 forbids U+FFFE, U+FFFF and control characters, and a document must be UTF-8:
+// each becomes U+FFFD; tab, newline, CR and every other character pass through.
+TEST(Svg, ReplacesWhatXmlForbids) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  EXPECT_EQ(svg::escape("a\xEF\xBF\xBE"
+                        "b\xEF\xBF\xBF"
+                        "c"),
+            "a" + fffd + "b" + fffd + "c");
+  EXPECT_EQ(svg::escape(std::string("x\0y\x0b\x1b", 5)), "x" + fffd + "y" + fffd + fffd);
+  EXPECT_EQ(svg::escape("\xFF\xC3"), fffd + fffd);             // invalid and truncated UTF-8
+  EXPECT_EQ(svg::escape("\xED\xA0\x80"), fffd + fffd + fffd);  // a surrogate
+  EXPECT_EQ(svg::escape("t\tn\nr\r\x7F \xC3\xA9 \xEF\xBF\xBD \xF0\x9F\x98\x80"),
+            "t\tn\nr\r\x7F \xC3\xA9 \xEF\xBF\xBD \xF0\x9F\x98\x80");
+  svg::Document doc(100, 50);
+  doc.text(1, 2, "\xEF\xBF\xBE\xEF\xBF\xBF\x01\xFE");
+  expect_well_formed(doc.str());
+}
+
 TEST(Svg, ColourScalesSeparateEnds) {
   EXPECT_NE(svg::sequential(0), svg::sequential(1));
   EXPECT_NE(svg::diverging(0), svg::diverging(1));
@@ -108,6 +126,39 @@ TEST(Figures, AttentionGridThinsLabelsAndStaysBoundedAtT256) {
   EXPECT_LT(std::stod(s.substr(w + 7)), 1200);
   EXPECT_LT(std::stod(s.substr(h + 8)), 1200);
   EXPECT_LT(s.size(), 4u << 20);
+}
+
+// The x of the <text> element that shows `content`, and the figure's width.
+double text_x(const std::string& svg_text, const std::string& content) {
+  const size_t at = svg_text.find(">" + content + "<");
+  EXPECT_NE(at, std::string::npos) << content;
+  const size_t start = svg_text.rfind("<text x=\"", at);
+  return std::stod(svg_text.substr(start + 9));
+}
+double figure_width(const std::string& svg_text) {
+  return std::stod(svg_text.substr(svg_text.find("width=\"") + 7));
+}
+
+// At 1 and 2 tokens a map is narrower than its title: the titles must still fit in the
+// figure and not overlap (a glyph of 13 px sans-serif is taken as 0.6 em wide on average).
+TEST(Figures, AttentionTitlesFitAtOneAndTwoTokens) {
+  for (const std::vector<std::string>& labels :
+       {std::vector<std::string>{"H"}, std::vector<std::string>{"H", "i"}}) {
+    const auto T = static_cast<int64_t>(labels.size());
+    const std::string s = attention_grid_svg({causal_attention(2, T)}, labels, "t");
+    const double half = 0.5 * 15 * 13 * 0.6;  // "layer 0, head 0"
+    const double x0 = text_x(s, "layer 0, head 0"), x1 = text_x(s, "layer 0, head 1");
+    EXPECT_GE(x0 - half, 0) << "T " << T;
+    EXPECT_LE(x1 + half, figure_width(s)) << "T " << T;
+    EXPECT_GE(x1 - x0, 2 * half) << "T " << T << ": the titles overlap";
+  }
+}
+
+// A legend entry as long as the activation demo's "GELU (tanh approximation)" fits.
+TEST(Figures, LineChartLegendFitsLongNames) {
+  const std::string name = "GELU (tanh approximation), a long legend entry";
+  const std::string s = line_chart_svg({{"curves", "y", {{name, {{0, 0}, {1, 1}}, "#00f"}}}});
+  EXPECT_LE(text_x(s, name) + name.size() * 12 * 0.6, figure_width(s));
 }
 
 TEST(Figures, MaxCellColourDiffersFromMin) {

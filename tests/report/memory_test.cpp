@@ -41,6 +41,38 @@ TEST(Memory, SmallConfigByHand) {
   EXPECT_EQ(m.training_peak(), m.step_peak() + 8000);
 }
 
+// A LoRA run: the 1,000 model parameters are frozen (no gradient, no AdamW moments);
+// one adapter r 2 on c_attn [8 -> 24] has 2 x (8 + 24) = 64 parameters, which have both,
+// and keeps u and du [B, T, r] (docs/finetune.md, src/lora/lora.cpp); backward stops
+// above the frozen embeddings, so there is no dpos [T, C].
+TEST(Memory, LoraTrainsOnlyTheAdapters) {
+  report::LoraAdapters lora;
+  lora.r = 2;
+  lora.description = "LoRA r 2 on c_attn";
+  lora.layers = {{"transformer.h.0.attn.c_attn", 8, 24}};
+  ASSERT_EQ(lora.parameters(), 64);
+  const auto full = estimate_memory(small_config(), 2, 4);
+  const auto m = estimate_memory(small_config(), 2, 4, true, &lora);
+  EXPECT_EQ(m.parameters, 4 * (1000 + 64));
+  EXPECT_EQ(m.gradients, 4 * 64);
+  EXPECT_EQ(m.optimizer, 8 * 64);
+  EXPECT_EQ(m.forward, full.forward + 4 * 8 * 2);             // u [BT, r]
+  EXPECT_EQ(m.backward, full.backward + 4 * 8 * 2 - 4 * 32);  // + du [BT, r], - dpos [T, C]
+  int64_t weights = 0;
+  bool frozen_row = false;
+  for (const auto& r : m.rows) {
+    if (r.section == report::MemorySection::Weights) weights += r.bytes();
+    frozen_row |= r.component.find("frozen") != std::string::npos;
+    EXPECT_FALSE(r.component == "gradients" || r.component == "AdamW moments m, v") << r.component;
+  }
+  EXPECT_TRUE(frozen_row);
+  EXPECT_EQ(weights, m.parameters + m.gradients + m.optimizer);
+  lora.dropout = 0.1f;  // xd, its byte mask and dxd [BT, in]
+  const auto d = estimate_memory(small_config(), 2, 4, true, &lora);
+  EXPECT_EQ(d.forward, m.forward + 4 * (64 + 16));
+  EXPECT_EQ(d.backward, m.backward + 4 * 64);
+}
+
 TEST(Memory, DropoutBuffersOnlyWhenTraining) {
   GPTConfig c = small_config();
   c.dropout = 0.1f;  // attention dropout follows it

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "report/text_table.h"
 #include "util/error.h"
 
 using namespace tinylm;
@@ -59,4 +60,24 @@ TEST(ModelInfo, TextAndJsonAgree) {
   EXPECT_EQ(j["memory"]["training_peak_bytes"].get<int64_t>(), info.memory.training_peak());
   EXPECT_EQ(j["batch"], 1);
   EXPECT_EQ(j["seq"], 1024);
+}
+
+// A LoRA run's tables: the model's parameters frozen, the adapters trainable, and the
+// whole (frozen + trainable) as the run report's summary counts it.
+TEST(ModelInfo, LoraRunCountsFrozenAndTrainable) {
+  LoraAdapters lora;
+  lora.r = 4;
+  lora.description = "LoRA r 4 on c_attn";
+  for (int l = 0; l < 12; ++l)
+    lora.layers.push_back({"transformer.h." + std::to_string(l) + ".attn.c_attn", 768, 2304});
+  const int64_t Na = 12 * 4 * (768 + 2304);  // 147,456
+  const ModelInfo info = model_info(GPTConfig::preset("gpt2-124m"), 1, 1024, &lora);
+  const std::string text = render_text(info);
+  EXPECT_NE(text.find("frozen: the model above"), std::string::npos) << text;
+  EXPECT_NE(text.find("147,456"), std::string::npos);
+  EXPECT_NE(text.find(with_commas(124439808 + Na)), std::string::npos);  // all parameters
+  EXPECT_EQ(info.memory.gradients, 4 * Na);
+  const nlohmann::json j = to_json(info);
+  EXPECT_EQ(j["lora"]["trainable_parameters"], Na);
+  EXPECT_EQ(j["lora"]["frozen_parameters"], 124439808);
 }

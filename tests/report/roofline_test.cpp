@@ -42,11 +42,25 @@ TEST(Roofline, ProductsAgainstTheRidgePoint) {
   EXPECT_TRUE(a.products[0].compute_bound);
   EXPECT_FALSE(a.products[2].compute_bound);
   EXPECT_NEAR(a.train_flops, 3 * forward, 1e-6 * forward);
-  EXPECT_NEAR(a.predicted_step_seconds, a.train_flops / (312e12 * 0.4), 1e-9);
+  EXPECT_NEAR(a.mfu_step_seconds, a.train_flops / (312e12 * 0.4), 1e-9);
+  EXPECT_FALSE(a.floor_governs);  // a long step at batch 8 has work enough for 40% MFU
+  EXPECT_DOUBLE_EQ(a.predicted_step_seconds, a.mfu_step_seconds);
   EXPECT_LE(a.roofline_step_seconds, a.predicted_step_seconds);
   // KV cache at 1,024 tokens in bf16: 2 x 12 layers x 1,024 x 768 x 2 bytes.
   EXPECT_DOUBLE_EQ(a.kv_cache_bytes, 2.0 * 12 * 1024 * 768 * 2);
   EXPECT_LT(a.decode_flops / a.decode_bytes, a.ridge);  // decoding is memory-bound
+}
+
+// A short step (T 8, batch 1) is memory-bound: 40% MFU would beat the roofline floor,
+// so the floor is the prediction, and the tokens/s follow from it.
+TEST(Roofline, PredictionNeverBeatsTheFloor) {
+  const GPTConfig c = GPTConfig::preset("gpt2-124m");
+  const DeviceAnalysis a = analyse_on_device(c, 1, 8, find_device("h100"), "fp32", 0.4);
+  EXPECT_LT(a.mfu_step_seconds, a.roofline_step_seconds);
+  EXPECT_TRUE(a.floor_governs);
+  EXPECT_DOUBLE_EQ(a.predicted_step_seconds, a.roofline_step_seconds);
+  EXPECT_DOUBLE_EQ(a.tokens_per_second, 8 / a.roofline_step_seconds);
+  EXPECT_NE(render_device_analysis(a).find("the roofline floor governs"), std::string::npos);
 }
 
 TEST(Roofline, MemoryFit) {

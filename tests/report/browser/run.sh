@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Browser test of the run report and figures: trains a tiny run (tinylm writes
-# report.html at each evaluation), draws attention maps for 13 and 256 tokens, the loss
-# curves and an embedding similarity matrix, then opens them in headless Chromium
+# report.html at each evaluation), draws attention maps for 1, 2, 3, 13, 32 and 256
+# tokens (at 1 and 2 the maps are narrower than their titles), the loss curves, an
+# embedding similarity matrix and the activation demo's line chart (a long legend
+# entry), then opens them in headless Chromium
 # (check.mjs): no console errors, the figures present, no overlapping or cut-off labels,
 # and a screenshot of the report saved to OUT_DIR/report.png.
 #
@@ -39,13 +41,18 @@ cat >"$work/tiny.json" <<JSON
 JSON
 "$bin" train --quiet --config "$work/tiny.json" --out "$work/run"
 [ -f "$work/run/report.html" ] || { echo "FAIL: the run has no report.html"; exit 1; }
-"$bin" attention --run "$work/run" --text "Hello, world!" --out "$work/attention-13.svg" >/dev/null
+for text in "H" "Hi" "Hi!" "Hello, world!" "$(head -c 32 "$root/data/the-verdict.txt")"; do
+  "$bin" attention --run "$work/run" --text "$text" --out "$work/attention-${#text}.svg" >/dev/null
+done
 "$bin" attention --run "$work/run" --text "$(head -c 256 "$root/data/the-verdict.txt")" \
   --out "$work/attention-256.svg" >/dev/null
 "$bin" plot --run "$work/run" --out "$work/loss.svg" >/dev/null
 "$bin" embeddings --run "$work/run" --out "$work/embeddings.svg" >/dev/null
 "$bin" attention --example --out "$work/example.svg" >/dev/null
+"$bin" demo activations --out "$work/activations.svg" >/dev/null
 
 CHROMIUM=$chromium node "$here/check.mjs" --report "$work/run/report.html" \
-  --screenshot "$out/report.png" --svg "$work/attention-13.svg" --svg "$work/attention-256.svg" \
-  --svg "$work/loss.svg" --svg "$work/embeddings.svg" --svg "$work/example.svg"
+  --screenshot "$out/report.png" --svg "$work/attention-1.svg" --svg "$work/attention-2.svg" \
+  --svg "$work/attention-3.svg" --svg "$work/attention-13.svg" --svg "$work/attention-32.svg" \
+  --svg "$work/attention-256.svg" --svg "$work/loss.svg" --svg "$work/embeddings.svg" \
+  --svg "$work/example.svg" --svg "$work/activations.svg"

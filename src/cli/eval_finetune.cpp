@@ -30,9 +30,14 @@ int eval_finetune_run(OpenedModel& loaded, const std::string& data_override) {
                     name == "val" ? "validation" : name.c_str());
         continue;
       }
-      std::printf("%s loss %.4f (%lld entries)\n", name.c_str(),
-                  finetune::instruction_loss(*loaded.lm, *set, collate, f.batch_size, 0),
-                  static_cast<long long>(set->size()));
+      const std::optional<double> loss =
+          finetune::supervised_instruction_loss(*loaded.lm, *set, collate, f.batch_size, 0);
+      if (loss)
+        std::printf("%s loss %.4f (%lld entries)\n", name.c_str(), *loss,
+                    static_cast<long long>(set->size()));
+      else  // every response cut or masked: no token to score
+        std::printf("%s loss: no supervised targets (%lld entries)\n", name.c_str(),
+                    static_cast<long long>(set->size()));
     }
     return 0;
   }

@@ -28,6 +28,32 @@ std::vector<int32_t> classifier_input(const OpenedModel& m, const std::string& t
   return ids;
 }
 
+// Every text read and encoded before any is classified: a bad one (empty, or ids outside
+// the vocabulary) exits 2 before a line is printed, not after the texts before it.
+std::vector<std::vector<int32_t>> checked_inputs(const OpenedModel& m,
+                                                 const std::vector<std::string>& texts) {
+  std::vector<std::vector<int32_t>> inputs;
+  inputs.reserve(texts.size());
+  for (const std::string& text : texts) {
+    require(!text.empty(), "--text: an empty text");
+    inputs.push_back(classifier_input(m, text));
+  }
+  return inputs;
+}
+
+// One line: the most probable label, its probability, the text on one line.
+void print_prediction(const finetune::SequenceClassifier& model, const std::vector<float>& p,
+                      const std::string& text) {
+  size_t best = 0;
+  for (size_t i = 1; i < p.size(); ++i)
+    if (p[i] > p[best]) best = i;
+  std::string shown = text;
+  for (char& ch : shown)
+    if (ch == '\n' || ch == '\t') ch = ' ';
+  std::printf("%s\t%.4f\t%s\n", model.config().label(static_cast<int64_t>(best)).c_str(), p[best],
+              shown.c_str());
+}
+
 }  // namespace
 
 int run_classify(int argc, char** argv) {
@@ -57,19 +83,9 @@ int run_classify(int argc, char** argv) {
   finetune::SequenceClassifier& model = loaded.classifier_model("tinylm classify");
   if (!input.empty())
     for (const LabeledText& t : read_labeled_texts(input, format, false)) texts.push_back(t.text);
-  for (const std::string& text : texts) {
-    require(!text.empty(), "--text: an empty text");
-    const std::vector<int32_t> ids = classifier_input(loaded, text);
-    const std::vector<float> p = finetune::label_probabilities(model, ids);
-    size_t best = 0;
-    for (size_t i = 1; i < p.size(); ++i)
-      if (p[i] > p[best]) best = i;
-    std::string shown = text;
-    for (char& ch : shown)
-      if (ch == '\n' || ch == '\t') ch = ' ';
-    std::printf("%s\t%.4f\t%s\n", model.config().label(static_cast<int64_t>(best)).c_str(), p[best],
-                shown.c_str());
-  }
+  const std::vector<std::vector<int32_t>> inputs = checked_inputs(loaded, texts);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    print_prediction(model, finetune::label_probabilities(model, inputs[i]), texts[i]);
   return 0;
 }
 

@@ -24,6 +24,10 @@ struct ClassifierConfig {
   Pooling pooling = Pooling::Last;
   int32_t pad_token_id = 50256;
   std::vector<std::string> labels;  // id -> name; empty means LABEL_0, LABEL_1, ...
+  // The length texts were cut and padded to in training (0: each text as it comes). It
+  // changes which position is pooled, so it travels with the model: a folder written
+  // from it (lora merge, export) must classify as the run did.
+  int64_t max_length = 0;
 
   std::string label(int64_t id) const;
 };

@@ -27,6 +27,7 @@ std::unique_ptr<SequenceClassifier> build_classifier(const FinetuneConfig& confi
   cc.head_bias = config.finetune.head_bias;
   cc.pooling = parse_pooling(config.finetune.pooling);
   cc.pad_token_id = static_cast<int32_t>(info["pad_id"].integer(0, INT32_MAX));
+  cc.max_length = info.has("max_length") ? info["max_length"].integer(0, INT32_MAX) : 0;
   auto model = std::make_unique<SequenceClassifier>(std::move(body), cc);
   Rng rng(seed);
   model->init_head(rng);
@@ -66,7 +67,7 @@ ClassifyRun read_classify_run(const CheckpointState& state, const std::string& p
   load_checkpoint(path, run.model->parameters(), nullptr);
   run.tokenizer = tokenizer_from_json(state.tokenizer);
   const JsonField info(run.run_info, path, "run");
-  run.max_length = info.has("max_length") ? info["max_length"].integer(0, INT32_MAX) : 0;
+  run.max_length = run.model->config().max_length;
   run.pad_id = static_cast<int32_t>(info["pad_id"].integer(0, INT32_MAX));
   run.step = state.step;
   return run;

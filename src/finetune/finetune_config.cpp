@@ -84,8 +84,24 @@ void read_instruct_fields(SectionReader& reader, FinetuneSettings& f) {
       .boolean("write_responses", f.write_responses);
 }
 
+// The docs promise label_column / text_column as a name or a 0-based index, and the data
+// reader takes an index as its digits: a JSON integer there becomes that string (its
+// range is checked where the file is read, as the string's is).
+nlohmann::json with_column_indices_as_text(const nlohmann::json& section) {
+  nlohmann::json s = section;
+  if (!s.is_object()) return s;  // SectionReader names the problem
+  for (const std::string key : {"label_column", "text_column"}) {
+    if (!s.contains(key) || !s[key].is_number_integer()) continue;
+    require(s[key].is_number_unsigned() || s[key].get<int64_t>() >= 0,
+            "finetune." + key + " must be a column name or a 0-based index (not negative)");
+    s[key] = std::to_string(s[key].get<uint64_t>());
+  }
+  return s;
+}
+
 // The "finetune" section over the task's defaults in f.
-void read_finetune_section(const nlohmann::json& section, FinetuneSettings& f) {
+void read_finetune_section(const nlohmann::json& raw, FinetuneSettings& f) {
+  const nlohmann::json section = with_column_indices_as_text(raw);
   SectionReader reader(section, "finetune");
   read_optimizer_fields(reader, f);
   read_loop_fields(reader, f);
@@ -115,6 +131,10 @@ void check_optimizer(const FinetuneSettings& f, const LoraSettings& lora) {
                                 {"finetune.grad_clip", f.grad_clip},
                                 {"lora.alpha", lora.alpha}})
     require_float_range(name, v);
+  // As train.min_lr: a floor above lr would make the cosine "decay" climb. Negative
+  // keeps its meaning (a constant lr).
+  require(f.min_lr < 0 || f.min_lr <= f.lr,
+          "finetune.min_lr must be in [0, finetune.lr] (or negative: a constant lr)");
   require(f.eps >= 1e-30, "finetune.eps must be at least 1e-30");
   require(f.weight_decay >= 0, "finetune.weight_decay must be >= 0");
   require(f.beta1 >= 0 && f.beta1 < 1 && f.beta2 >= 0 && f.beta2 < 1,

@@ -12,6 +12,20 @@
 
 namespace tinylm::finetune {
 
+namespace {
+
+// config.json's tinylm_max_length (0 when absent); InputError naming `what` unless it is
+// a positive 32-bit integer.
+int64_t max_length_from_hf(const nlohmann::json& hf, const std::string& what) {
+  if (!hf.contains("tinylm_max_length")) return 0;
+  const nlohmann::json& v = hf["tinylm_max_length"];
+  require(v.is_number_integer() && v.get<int64_t>() > 0 && v.get<int64_t>() <= INT32_MAX,
+          what + ": tinylm_max_length must be a positive integer");
+  return v.get<int64_t>();
+}
+
+}  // namespace
+
 ClassifierConfig classifier_config_from_hf(const nlohmann::json& hf, const std::string& what) {
   require(hf.is_object(), what + " must be a JSON object");
   ClassifierConfig c;
@@ -63,6 +77,7 @@ ClassifierConfig classifier_config_from_hf(const nlohmann::json& hf, const std::
     require(hf["tinylm_pooling"].is_string(), field("tinylm_pooling") + " must be a string");
     c.pooling = parse_pooling(hf["tinylm_pooling"].get<std::string>());
   }
+  c.max_length = max_length_from_hf(hf, what);
   return c;
 }
 
@@ -88,12 +103,7 @@ std::unique_ptr<SequenceClassifier> load_hf_classifier(const std::string& dir) {
 
 int64_t hf_classifier_max_length(const std::string& dir) {
   const std::string path = dir + "/config.json";
-  const nlohmann::json hf = read_json_file(path);
-  if (!hf.contains("tinylm_max_length")) return 0;
-  const nlohmann::json& v = hf["tinylm_max_length"];
-  require(v.is_number_integer() && v.get<int64_t>() > 0 && v.get<int64_t>() <= INT32_MAX,
-          path + ": tinylm_max_length must be a positive integer");
-  return v.get<int64_t>();
+  return max_length_from_hf(read_json_file(path), path);
 }
 
 void save_peft_classifier_adapter(SequenceClassifier& model, const std::string& dir,

@@ -14,7 +14,7 @@
 namespace tinylm::finetune {
 
 // The classifier fields of an HF config.json (num_labels, id2label, pad_token_id,
-// tinylm_pooling); InputError naming `what` and the field on bad values.
+// tinylm_pooling, tinylm_max_length); InputError naming `what` and the field on bad values.
 ClassifierConfig classifier_config_from_hf(const nlohmann::json& hf, const std::string& what);
 
 // Loads DIR/config.json + DIR/model.safetensors (InputError if score.weight is missing

@@ -1,6 +1,7 @@
 #include "finetune/instruct_run.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "finetune/lm_trainable.h"
@@ -46,21 +47,39 @@ InstructionCollateOptions collate_options(const FinetuneSettings& f, const Token
   return o;
 }
 
-double instruction_loss(GPT& model, const InstructionSet& set,
-                        const InstructionCollateOptions& collate, int64_t batch_size,
-                        int64_t max_batches) {
+std::optional<double> supervised_instruction_loss(GPT& model, const InstructionSet& set,
+                                                  const InstructionCollateOptions& collate,
+                                                  int64_t batch_size, int64_t max_batches) {
   const int64_t n = set.size();
-  if (n == 0) return 0;
   const int64_t batches = (n + batch_size - 1) / batch_size;
   const int64_t used = max_batches > 0 ? std::min(batches, max_batches) : batches;
   double total = 0;
+  int64_t counted = 0;  // batches with a supervised target: a mean over the others is 0
   for (int64_t b = 0; b < used; ++b) {
     std::vector<int64_t> idx(std::min(batch_size, n - b * batch_size));
     std::iota(idx.begin(), idx.end(), b * batch_size);
     const Batch batch = collate_instructions(set.encoded, idx, collate);
+    if (batch.supervised() == 0) continue;
     total += model.forward_loss(batch.inputs.data(), batch.targets.data(), batch.B, batch.T);
+    ++counted;
   }
-  return total / static_cast<double>(used);
+  if (counted == 0) return std::nullopt;
+  return total / static_cast<double>(counted);
+}
+
+double instruction_loss(GPT& model, const InstructionSet& set,
+                        const InstructionCollateOptions& collate, int64_t batch_size,
+                        int64_t max_batches) {
+  return supervised_instruction_loss(model, set, collate, batch_size, max_batches)
+      .value_or(std::numeric_limits<double>::quiet_NaN());
+}
+
+bool has_supervised_target(const InstructionSet& set, const InstructionCollateOptions& collate) {
+  for (int64_t i = 0; i < set.size(); ++i) {
+    const int64_t one[] = {i};
+    if (collate_instructions(set.encoded, one, collate).supervised() > 0) return true;
+  }
+  return false;
 }
 
 }  // namespace tinylm::finetune

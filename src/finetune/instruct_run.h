@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "data/instruction_collate.h"
@@ -37,9 +38,19 @@ InstructionCollateOptions collate_options(const FinetuneSettings& f, const Token
 
 // The course's calc_loss_loader: the mean over batches (in order, batch_size entries
 // each, the last one smaller) of each batch's mean token loss; at most max_batches
-// batches (<= 0: all). 0 for an empty set.
+// batches (<= 0: all) are read. A batch with no supervised target (every response cut
+// by allowed_max_length or masked) has no loss and is left out of the mean rather than
+// counted as 0; nullopt when no batch read has one (an empty set included).
+std::optional<double> supervised_instruction_loss(GPT& model, const InstructionSet& set,
+                                                  const InstructionCollateOptions& collate,
+                                                  int64_t batch_size, int64_t max_batches);
+// The same as a number: NaN when there is no supervised target.
 double instruction_loss(GPT& model, const InstructionSet& set,
                         const InstructionCollateOptions& collate, int64_t batch_size,
                         int64_t max_batches);
+
+// Whether any entry of the set keeps a target the loss is taken on once collated (an
+// entry's targets do not depend on the batch it is in).
+bool has_supervised_target(const InstructionSet& set, const InstructionCollateOptions& collate);
 
 }  // namespace tinylm::finetune

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "backend/registry.h"
 #include "data/instruction_collate.h"
@@ -31,6 +32,25 @@ std::string fixed4(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4f", v);
   return buf;
+}
+
+// A split whose every response is cut or masked has no loss: said so, not printed as 0.
+constexpr const char* kNoTargets = "(no supervised targets)";
+
+std::string loss_text(const std::optional<double>& loss) {
+  return loss ? fixed4(*loss) : kNoTargets;
+}
+
+// Exit 2 before training when no training entry keeps a target: every step would
+// train on nothing and report a loss of 0.
+void require_supervised_targets(const InstructionData& data,
+                                const InstructionCollateOptions& collate) {
+  require(has_supervised_target(data.train, collate),
+          "no training entry keeps a response token to learn from: every response is cut "
+          "at finetune.allowed_max_length (" + std::to_string(collate.allowed_max_length) +
+              " tokens)" + (collate.mask_prompt ? " after its masked prompt" : "") +
+              "; raise finetune.allowed_max_length" +
+              (collate.mask_prompt ? " or set finetune.mask_prompt false" : ""));
 }
 
 void print_header(const FinetuneConfig& c, const InstructionData& data,
@@ -92,14 +112,16 @@ class InstructTask : public EpochTask {
     return {loss, b.B * b.T};
   }
   std::pair<nlohmann::json, std::string> losses() override {
-    const double train =
-        instruction_loss(model_, data_.train, collate_, f_.batch_size, f_.eval_batches);
-    if (data_.val.size() == 0)
-      return {{{"train_loss", train}}, "train loss " + fixed4(train) + " (no validation split)"};
-    const double val =
-        instruction_loss(model_, data_.val, collate_, f_.batch_size, f_.eval_batches);
-    return {{{"train_loss", train}, {"val_loss", val}},
-            "train loss " + fixed4(train) + ", val loss " + fixed4(val)};
+    nlohmann::json fields = nlohmann::json::object();
+    const std::optional<double> train =
+        supervised_instruction_loss(model_, data_.train, collate_, f_.batch_size, f_.eval_batches);
+    if (train) fields["train_loss"] = *train;
+    std::string line = "train loss " + loss_text(train);
+    if (data_.val.size() == 0) return {fields, line + " (no validation split)"};
+    const std::optional<double> val =
+        supervised_instruction_loss(model_, data_.val, collate_, f_.batch_size, f_.eval_batches);
+    if (val) fields["val_loss"] = *val;
+    return {fields, line + ", val loss " + loss_text(val)};
   }
   // The course prints a response to the first validation entry after each epoch.
   void epoch_done(int64_t step, int64_t epoch) override {
@@ -161,7 +183,8 @@ void finish(GPT& model, const Tokenizer& tok, const InstructionData& data,
                             {"trainable", TrainableSet::parse(f.trainable).to_string()},
                             {"trainable_parameters", counts.trainable},
                             {"frozen_parameters", counts.frozen}};
-  // The loss over every entry of each split; an empty split is said so, with no number.
+  // The loss over every entry of each split; an empty split, or one without supervised
+  // targets, is said so, with no number.
   std::vector<std::pair<std::string, std::string>> finals;
   std::string line;
   for (const auto& [name, set] :
@@ -170,9 +193,10 @@ void finish(GPT& model, const Tokenizer& tok, const InstructionData& data,
         {"test", &data.test}}) {
     std::string text = "(no " + (name == "val" ? std::string("validation") : name) + " split)";
     if (set->size() > 0) {
-      const double loss = instruction_loss(model, *set, collate, f.batch_size, 0);
-      results[name + "_loss"] = loss;
-      text = fixed4(loss);
+      const std::optional<double> loss =
+          supervised_instruction_loss(model, *set, collate, f.batch_size, 0);
+      if (loss) results[name + "_loss"] = *loss;
+      text = loss_text(loss);
     }
     line += (line.empty() ? "" : ", ") + name + " loss " + text;
     finals.emplace_back("final " + name + " loss (all entries)", text);
@@ -199,6 +223,7 @@ int finetune_instruct(const FinetuneConfig& config, const FinetuneOptions& optio
   const InstructionCollateOptions collate = collate_options(f, tok, plan.model_config.block_size);
   const InstructionData data =
       load_instruction_data(c.data, tok, {f.train_fraction, f.test_fraction});
+  require_supervised_targets(data, collate);
   const int64_t total = total_steps(f, data.train.size());
   require_step_fits(plan.model_config, f.batch_size,
                     std::min<int64_t>(collate.allowed_max_length, data.longest + 1));

@@ -112,7 +112,11 @@ MergeSummary merge_adapter(SequenceClassifier& base, const std::string& adapter,
   MergeSummary summary = fold_adapter(base.body(), &base.score, adapter);
   summary.classifier = true;
   require_finite(base.parameters());
-  write_merged_folder(out, [&](const std::string& dir) { save_hf_classifier(base, dir); });
+  // The base's max_length travels (pooling does with the config): without it the merged
+  // folder would read texts unpadded and pool another position than the run did.
+  write_merged_folder(out, [&](const std::string& dir) {
+    save_hf_classifier(base, dir, base.config().max_length);
+  });
   return summary;
 }
 

@@ -40,6 +40,11 @@ TEST(FinetuneClassifyCli, TrainsClassifiesAndEvaluates) {
   // two lines: label TAB probability TAB text
   EXPECT_EQ(std::count(c.output.begin(), c.output.end(), '\n'), 2) << c.output;
   EXPECT_TRUE(c.output.rfind("ham\t", 0) == 0 || c.output.rfind("spam\t", 0) == 0) << c.output;
+  // Every text is checked before any is classified: a bad second one prints no line.
+  c = run_tinylm("classify --run " + run + " --text 'see you at lunch' --text ''");
+  EXPECT_EQ(c.code, 2) << c.output;
+  EXPECT_NE(c.output.find("an empty text"), std::string::npos) << c.output;
+  EXPECT_EQ(c.output.find("see you at lunch"), std::string::npos) << c.output;
   write_file_atomic(tmp + "/texts.txt", "win a car\nthanks for the notes\nurgent call now\n");
   c = run_tinylm("classify --run " + run + " --input " + tmp + "/texts.txt");
   ASSERT_EQ(c.code, 0) << c.output;

@@ -89,6 +89,37 @@ TEST(FinetuneConfig, RejectsUnknownFieldsAndReadsLists) {
   EXPECT_EQ(FinetuneConfig::from_saved(d.to_json(), "t").to_json(), d.to_json());
 }
 
+// As train.min_lr: a cosine floor above lr is refused; negative still means constant.
+TEST(FinetuneConfig, MinLrMustNotExceedLr) {
+  const auto settings = [](double min_lr) {
+    return nlohmann::json{{"finetune", {{"lr", 1e-3}, {"min_lr", min_lr}}}};
+  };
+  EXPECT_NE(input_error([&] {
+              FinetuneConfig::from_json(settings(1), "classify");
+            }).find("finetune.min_lr must be in [0, finetune.lr]"),
+            std::string::npos);
+  EXPECT_EQ(FinetuneConfig::from_json(settings(1e-3), "classify").finetune.min_lr, 1e-3);
+  EXPECT_EQ(FinetuneConfig::from_json(settings(-1), "instruct").finetune.min_lr, -1);
+}
+
+// label_column / text_column are names or 0-based indices (docs/finetune-data.md): a JSON
+// integer is read as the index its digits name.
+TEST(FinetuneConfig, ColumnsMayBeIntegerIndices) {
+  const FinetuneConfig c = FinetuneConfig::from_json(
+      {{"finetune", {{"label_column", 1}, {"text_column", 0}}}}, "classify");
+  EXPECT_EQ(c.finetune.label_column, "1");
+  EXPECT_EQ(c.finetune.text_column, "0");
+  EXPECT_EQ(FinetuneConfig::from_saved(c.to_json(), "t").finetune.label_column, "1");
+  EXPECT_NE(input_error([] {
+              FinetuneConfig::from_json({{"finetune", {{"text_column", -1}}}}, "classify");
+            }).find("finetune.text_column"),
+            std::string::npos);
+  EXPECT_NE(input_error([] {
+              FinetuneConfig::from_json({{"finetune", {{"label_column", 1.5}}}}, "classify");
+            }).find("finetune.label_column"),
+            std::string::npos);
+}
+
 TEST(FinetuneInstruct, WritesTheRunFolderAndLearns) {
   const std::string dir = testing::temp_path("instruct-run");
   const std::string data = testing::write_instruction_file(dir + "-data.json", 24);
@@ -257,6 +288,62 @@ TEST(FinetuneInstruct, ANanStopsTheRunWithoutWritingACheckpoint) {
       for (int64_t i = 0; i < t.numel(); ++i) ASSERT_TRUE(std::isfinite(t[i])) << name;
     }
   }
+  fs::remove_all(dir);
+  fs::remove(data);
+}
+
+// A batch whose every target is masked or cut has no loss: it is left out of the mean
+// (counted as 0 it pulled the loss down), and a set without any target has no number.
+TEST(InstructionLoss, BatchesWithoutTargetsAreLeftOut) {
+  GPTConfig gc;
+  gc.vocab_size = 13, gc.block_size = 8, gc.n_layer = 1, gc.n_head = 2, gc.d_model = 8;
+  GPT model(gc);
+  Rng rng(5);
+  model.init(rng);
+  InstructionCollateOptions collate;
+  collate.pad_id = 12, collate.mask_prompt = true, collate.allowed_max_length = 4;
+  InstructionSet kept, masked, both;
+  kept.entries.resize(1), masked.entries.resize(1), both.entries.resize(2);
+  kept.encoded = {{{1, 2, 3, 4}, 2}};           // targets 3, 4, end after the prompt
+  masked.encoded = {{{5, 6, 7, 8, 9, 10}, 6}};  // the cut keeps prompt targets only
+  both.encoded = {kept.encoded[0], masked.encoded[0]};
+  const double alone = instruction_loss(model, kept, collate, 1, 0);
+  EXPECT_GT(alone, 0);
+  EXPECT_DOUBLE_EQ(instruction_loss(model, both, collate, 1, 0), alone);
+  EXPECT_TRUE(std::isnan(instruction_loss(model, masked, collate, 1, 0)));
+  EXPECT_FALSE(supervised_instruction_loss(model, InstructionSet{}, collate, 1, 0));
+  EXPECT_TRUE(has_supervised_target(both, collate));
+  EXPECT_FALSE(has_supervised_target(masked, collate));
+}
+
+// Training data whose every response is masked or cut is refused before training (exit 2,
+// nothing written); a split without targets is reported without a number.
+TEST(FinetuneInstruct, DataWithoutSupervisedTargets) {
+  const std::string dir = testing::temp_path("instruct-no-targets");
+  const std::string data = testing::write_instruction_file(dir + "-data.json", 14);
+  FinetuneConfig c = tiny_config(data);
+  c.finetune.max_steps = 1;
+  c.finetune.write_responses = false;
+  c.finetune.mask_prompt = true;
+  c.finetune.allowed_max_length = 10;  // shorter than the prompt template
+  EXPECT_NE(input_error([&] {
+              finetune_instruct(c, {dir, false, true, -1});
+            }).find("finetune.allowed_max_length"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(dir));
+
+  // Short training entries keep their responses; the val entries' long inputs are cut.
+  nlohmann::json entries = nlohmann::json::parse(read_file(data));
+  std::string long_input;
+  for (int i = 0; i < 40; ++i) long_input += "word ";
+  for (size_t i = 12; i < entries.size(); ++i) entries[i]["input"] = long_input;
+  write_file_atomic(data, entries.dump(1));
+  c.finetune.allowed_max_length = 64;
+  ASSERT_EQ(finetune_instruct(c, {dir, false, true, -1}), 0);
+  const nlohmann::json results = nlohmann::json::parse(read_file(dir + "/results.json"));
+  EXPECT_TRUE(results.contains("train_loss"));
+  EXPECT_FALSE(results.contains("val_loss"));
+  EXPECT_NE(read_file(dir + "/report.html").find("(no supervised targets)"), std::string::npos);
   fs::remove_all(dir);
   fs::remove(data);
 }

@@ -344,6 +344,27 @@ TEST(Peft, ClassifierAdapterAndMergeReproduceTheLogits) {
   std::filesystem::remove_all(dir);
 }
 
+// The length texts were padded to, and the pooling, decide which position is read: the
+// merged folder keeps the base's, or it classifies differently from the run.
+TEST(Peft, MergeKeepsTheClassifiersMaxLengthAndPooling) {
+  const std::string dir = ::testing::TempDir() + "/tinylm_peft_clf_len";
+  std::filesystem::remove_all(dir);
+  ClassifierConfig cc;
+  cc.num_labels = 2, cc.pooling = Pooling::Mean, cc.pad_token_id = 12;
+  Rng rng(13);
+  SequenceClassifier clf(random_model(3), cc);
+  save_hf_classifier(clf, dir + "/base", 6);
+  clf.attach_lora(config(2, {"c_attn"}), rng);
+  save_peft_adapter(*clf.lora(), dir + "/adapter", PeftInfo{"SEQ_CLS", "", &clf.score.weight});
+
+  auto base = load_hf_classifier(dir + "/base");
+  EXPECT_EQ(base->config().max_length, 6);
+  merge_adapter(*base, dir + "/adapter", dir + "/merged");
+  EXPECT_EQ(hf_classifier_max_length(dir + "/merged"), 6);
+  EXPECT_EQ(load_hf_classifier(dir + "/merged")->config().pooling, Pooling::Mean);
+  std::filesystem::remove_all(dir);
+}
+
 // Under `lora` a head without an adapter trains fully and is saved as modules_to_save.
 TEST(Peft, FullyTrainedHeadTravelsWithTheAdapter) {
   const std::string dir = ::testing::TempDir() + "/tinylm_peft_head";

@@ -38,6 +38,18 @@ inline CLI::Validator at_least(int64_t min) {
       "INT>=" + std::to_string(min), "AtLeast");
 }
 
+// For integer options with both bounds: "must be in [1, 4096], got 0".
+inline CLI::Validator in_range(int64_t min, int64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& value) -> std::string {
+        const std::optional<int64_t> v = decimal_integer(value);
+        if (v && *v >= min && *v <= max) return "";
+        return "must be in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " +
+               value;
+      },
+      "INT in [" + std::to_string(min) + ", " + std::to_string(max) + "]", "InRange");
+}
+
 // CLI11 (2.1) reads an integer option with strtoll / strtoull in base 0 and does not
 // check for overflow: "99999999999999999999" becomes INT64_MAX, "-1" becomes 2^64 - 1
 // for an unsigned option, "010" is octal 8. This check runs before CLI11's conversion:

@@ -28,7 +28,8 @@ int run_data(int argc, char** argv) {
   app.add_option("--batch-size", opt.windows.batch_size, "windows per batch (default 8)");
   app.add_flag("--shuffle", opt.windows.shuffle, "shuffle the windows (seeded by --seed)");
   app.add_flag("--no-drop-last", no_drop_last, "keep a last, smaller batch");
-  app.add_option("--d-model", opt.d_model, "embedding size (default 256)");
+  app.add_option("--d-model", opt.d_model, "embedding size (default 256)")
+      ->check(in_range(1, 4096));  // the token table is vocabulary x d_model floats
   app.add_option("--seed", opt.seed, "seed of the shuffle and the embedding tables (default 123)");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   require(show, "nothing to do: pass --show");

@@ -36,6 +36,27 @@ void add_eval_flags(CLI::App& app, EvalArgs& a) {
   add_device_option(app, a.device);
 }
 
+// The flags given among names, as "--a, --b" (empty: none).
+std::string given(const CLI::App& app, std::initializer_list<const char*> names) {
+  std::string list;
+  for (const char* n : names)
+    if (app.count(n) > 0) list += (list.empty() ? "" : ", ") + std::string(n);
+  return list;
+}
+
+// A flag the chosen evaluation would ignore is refused (exit 2), naming it.
+void refuse_flags_that_do_not_apply(const CLI::App& app, bool addition, bool finetune) {
+  if (finetune) {
+    const std::string extra = given(app, {"--stride", "--batch", "--task", "--n"});
+    require(extra.empty(), extra + ": not for a fine-tuning run (its val and test splits)");
+  } else if (addition) {
+    const std::string extra = given(app, {"--data", "--stride", "--batch"});
+    require(extra.empty(), extra + ": the addition task scores held-out problems, not a text");
+  } else {
+    require(app.count("--n") == 0, "--n applies only to --task addition");
+  }
+}
+
 // Exact-match and digit accuracy on n held-out addition problems.
 int eval_addition(GPT& model, int64_t n) {
   const AdditionEval e = evaluate_addition(model, n);
@@ -91,6 +112,8 @@ int run_eval(int argc, char** argv) {
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   require(has_model(a.source), "pass --run RUN_DIR or --model SRC");
   OpenedModel loaded = open_model(a.source);
+  const bool addition = a.task == "addition" || (a.task.empty() && loaded.is_addition());
+  refuse_flags_that_do_not_apply(app, addition, loaded.finetune_config.has_value());
   if (loaded.finetune_config) {
     require(a.device == "cpu",
             "--device " + a.device + ": fine-tuning runs are evaluated on the CPU");
@@ -103,8 +126,7 @@ int run_eval(int argc, char** argv) {
                 static_cast<long long>(loaded.step));
   else
     std::printf("model %s\n", loaded.title().c_str());
-  if (a.task == "addition" || (a.task.empty() && loaded.is_addition()))
-    return eval_addition(model, a.n);
+  if (addition) return eval_addition(model, a.n);
   require(a.task.empty(), "--task: unknown task '" + a.task + "' (addition)");
   return eval_loss(model, loaded, a);
 }

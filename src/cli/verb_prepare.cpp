@@ -31,7 +31,7 @@ int run_prepare(int argc, char** argv) {
   app.add_option("--val-fraction", val_fraction, "the last fraction of tokens kept for validation")
       ->capture_default_str();
   app.add_option("--threads", threads, "threads for GPT-2 BPE encoding (0: all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(in_range(0, 1024));  // tokenize's limit
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   require(val_fraction > 0 && val_fraction < 1, "--val-fraction must be in (0, 1)");
 

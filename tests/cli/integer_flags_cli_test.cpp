@@ -34,6 +34,9 @@ TEST(IntegerFlags, BadIntegersExitTwoNamingTheFlag) {
       {"train --config configs/addition.json --out nowhere --stop-after -7",
        "--stop-after: must be at least 1, got -7"},
       {"finetune --task classify --stop-after 0", "--stop-after: must be at least 1, got 0"},
+      {"data --show --d-model 100000000", "--d-model: must be in [1, 4096], got 100000000"},
+      {"prepare --input nowhere --out nowhere --threads 5000", "--threads: must be in [0, 1024]"},
+      {"tokenize --tokenizer word --ordinary --input nowhere", "--ordinary applies to BPE"},
       {"sample --run tests/fixtures/gpt2-tiny --temperature inf", "--temperature"},
       {"sample --checkpoint nowhere.safetensors", "--checkpoint nowhere.safetensors: no such file"},
   };

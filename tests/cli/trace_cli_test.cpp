@@ -44,6 +44,18 @@ bool contains(const std::string& s, const std::string& what) {
   return s.find(what) != std::string::npos;
 }
 
+// eval on this addition run scores held-out problems: the flags of a text's loss would be
+// ignored, so they are refused (and --n is refused where no addition task runs).
+TEST_F(TraceCli, EvalOfTheAdditionRunRefusesTheTextFlags) {
+  const RunResult r = run_tinylm("eval --run " + run_dir() + " --data nowhere.txt --stride 3");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "--data, --stride: the addition task")) << r.output;
+  EXPECT_EQ(run_tinylm("eval --run " + run_dir() + " --n 50").code, 0);
+  const RunResult n = run_tinylm("eval --model tests/fixtures/gpt2-tiny --n 50");
+  EXPECT_EQ(n.code, 2) << n.output;
+  EXPECT_TRUE(contains(n.output, "--n applies only to --task addition")) << n.output;
+}
+
 TEST_F(TraceCli, PrintsEverySection) {
   auto r = run_tinylm("trace --run " + run_dir() + " --text 123+456= --dims 4");
   ASSERT_EQ(r.code, 0) << r.output;

@@ -9,10 +9,11 @@ namespace tinylm {
 
 namespace {
 
-// {"train": {"lr": 1}} -> {"train.lr": 1}
+// {"train": {"lr": 1}} -> {"train.lr": 1}. An empty object has no settings: {"model": {}}
+// against {"model": {"n_layer": 3}} differs in model.n_layer, which the message names.
 void flatten(const nlohmann::json& j, const std::string& prefix,
              std::map<std::string, nlohmann::json>& out) {
-  if (!j.is_object() || (j.empty() && !prefix.empty())) {
+  if (!j.is_object()) {
     out[prefix] = j;
     return;
   }

@@ -12,13 +12,20 @@ namespace {
 volatile std::sig_atomic_t g_interrupted = 0;
 volatile std::sig_atomic_t g_announce = 1;
 
-void on_sigint(int) {
+// Ctrl-C is the user's; SIGTERM may come from mpirun ending a job that lost a rank, where
+// the step cannot finish: its message promises nothing.
+void on_sigint(int sig) {
   if (g_interrupted) _exit(130);  // second Ctrl-C: stop now
   g_interrupted = 1;
   if (!g_announce) return;
-  const char msg[] =
+  static const char kInterrupt[] =
       "\ninterrupt: finishing this step and saving a checkpoint (Ctrl-C again to abort)\n";
-  (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
+  static const char kTerminate[] =
+      "\nterminated: a checkpoint is saved if this step can finish (SIGTERM again to abort)\n";
+  if (sig == SIGTERM)
+    (void)!::write(STDERR_FILENO, kTerminate, sizeof kTerminate - 1);
+  else
+    (void)!::write(STDERR_FILENO, kInterrupt, sizeof kInterrupt - 1);
 }
 
 }  // namespace

@@ -57,11 +57,14 @@ int main(int argc, char** argv) {
   GPT model(c);
   model.init(rng);
   AdamW opt(model.parameters(), AdamWConfig{1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f});
+  nn::Context training;  // a training step, as the trainer runs it (tiled attention)
+  training.training = true;
+  training.rng = &rng;
   double step_ms = 0;
   for (int64_t s = 0; s < steps; ++s) {
     const auto t0 = std::chrono::steady_clock::now();
     model.zero_grad();
-    const double loss = model.forward_loss(data.data(), data.data() + 1, batch, T);
+    const double loss = model.forward_loss(data.data(), data.data() + 1, batch, T, training);
     model.backward();
     clip_gradients(model.parameters(), 1.0);
     opt.step(1e-3f);

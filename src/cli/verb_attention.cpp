@@ -68,6 +68,8 @@ int run_attention(int argc, char** argv) {
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
   const bool example = ex->count() > 0;
   if (example && example_name.empty()) example_name = "handout";
+  require(!example || (!has_model(source) && text.empty()),
+          "--example shows the course's own numbers: leave out --run, --model and --text");
   if (!example) {
     require(has_model(source), "nothing to show: pass --example, --run or --model");
     require(!text.empty(), "--run / --model need --text");

@@ -44,6 +44,8 @@ int run_demo(int argc, char** argv) {
   app.add_option("--dim", d, "residual: width of the layers (default 64, at most 1024)");
   app.add_option("--seed", seed, "seed of the random draws (default 123)");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
+  require(name == "residual" || (app.count("--layers") == 0 && app.count("--dim") == 0),
+          "--layers and --dim apply only to the residual demo");
   std::string text, svg_text;
   if (name == "residual") {
     check_residual_shape(layers, d);

@@ -50,6 +50,8 @@ int run_embeddings(int argc, char** argv) {
                  "first 64 ids");
   app.add_flag("--positions", positions, "the position embeddings (wpe) instead");
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
+  require(app.count("--tokens") == 0 || !tokens.empty(),
+          "--tokens is empty (leave it out for the first 64 ids)");
   OpenedModel opened = open_model(source);
   GPT* model = &opened.gpt();
   const Tokenizer* tokenizer = opened.tokenizer.get();
@@ -58,7 +60,7 @@ int run_embeddings(int argc, char** argv) {
   std::vector<std::string> labels;
   std::string title;
   if (positions) {
-    require(tokens.empty(), "--tokens and --positions exclude each other");
+    require(app.count("--tokens") == 0, "--tokens and --positions exclude each other");
     const int64_t n = std::min(model->config().block_size, kMaxRows);
     for (int64_t p = 0; p < n; ++p) rows.push_back(p), labels.push_back(std::to_string(p));
     title = "cosine similarity of position embeddings (wpe), positions 0.." + std::to_string(n - 1);

@@ -9,8 +9,11 @@ namespace tinylm::report {
 
 ModelInfo model_info(const GPTConfig& c, int64_t batch, int64_t seq, const LoraAdapters* lora) {
   c.validate();
-  ModelInfo info{c, param_table(c), estimate_flops(c, batch, seq),
-                 estimate_memory(c, batch, seq, true, lora)};
+  ModelInfo info;
+  info.config = c;
+  info.params = param_table(c);
+  info.flops = estimate_flops(c, batch, seq);
+  info.memory = estimate_memory(c, batch, seq, true, lora);
   info.has_lora = lora != nullptr;
   if (lora) info.lora = *lora;
   return info;
@@ -43,7 +46,8 @@ std::string describe(const GPTConfig& c) {
                   std::to_string(c.d_model) + ", d_ff " + std::to_string(c.ffn_hidden()) +
                   ", vocab " + with_commas(c.vocab_size) + ", block_size " +
                   std::to_string(c.block_size) + "\n";
-  s += "       " + std::string(c.pre_ln ? "pre-LN" : "post-LN") + ", " +
+  s += "       " + std::string(c.pre_ln ? "pre-LN" : "post-LN") +
+       (c.residual ? "" : " without residual connections") + ", " +
        ops::activation_name(c.activation) + ", " +
        (c.position == PositionEncoding::Learned ? "learned" : "sinusoidal") + " positions, " +
        (c.tie_head ? "tied" : "untied") + " head; biases: qkv " + yes_no(c.qkv_bias) +

@@ -111,5 +111,24 @@ TEST(InspectCli, DemoResidualBounds) {
   EXPECT_TRUE(contains(r.output, "overflow"));
 }
 
+// Flags the chosen output would ignore are refused, naming them.
+TEST(InspectCli, FlagsThatWouldBeIgnoredAreRefused) {
+  expect_exit(2, "demo sqrt-dk --layers 3", "--layers and --dim apply only to the residual demo");
+  expect_exit(2, "attention --example --text hi", "leave out --run, --model and --text");
+  expect_exit(2, "embeddings --model tests/fixtures/gpt2-tiny --tokens '' --out x.svg",
+              "--tokens is empty");
+}
+
+// A model without residual connections says so in the text header, as --json does.
+TEST(InspectCli, InfoSaysWhenAModelHasNoResidualConnections) {
+  const std::string dir = fresh_dir("info-residual");
+  const std::string cfg = dir + "/m.json";
+  std::ofstream(cfg) << R"({"model": {"vocab_size": 65, "block_size": 16, "n_layer": 2,
+    "n_head": 2, "d_model": 32, "residual": false}})";
+  const RunResult r = run_tinylm("info --config " + cfg);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "pre-LN without residual connections")) << r.output;
+}
+
 }  // namespace
 }  // namespace tinylm::testing

@@ -129,7 +129,9 @@ TEST(TrainingLoop, AnInterruptInsideALongStepStopsAtTheNextMicroBatch) {
 }
 
 // One rank of a data-parallel world, seen from inside: its rank and size, collectives
-// that leave the data as it is (the other ranks are not there).
+// that leave the data as it is (the other ranks are not there), except that a sum of
+// doubles is the sum over ranks that all hold these numbers (the loop compares its
+// settings across ranks that way).
 class OneRankOf final : public dist::Communicator {
  public:
   OneRankOf(int rank, int size) : rank_(rank), size_(size) {}
@@ -137,7 +139,9 @@ class OneRankOf final : public dist::Communicator {
   int size() const override { return size_; }
   std::string name() const override { return "test"; }
   void all_reduce_sum(float*, int64_t) override {}
-  void all_reduce_sum(double*, int64_t) override {}
+  void all_reduce_sum(double* data, int64_t n) override {
+    for (int64_t i = 0; i < n; ++i) data[i] *= size_;
+  }
   void all_reduce_ordered(float*, int64_t) override {}
   void all_reduce_ordered(double*, int64_t) override {}
   void broadcast(float*, int64_t) override {}
@@ -159,6 +163,39 @@ class RecordingTask : public SquareTask {
   void skip_micro(int64_t step, int64_t micro) override { skipped.push_back(step * 100 + micro); }
   std::vector<int64_t> trained, skipped;
 };
+
+// A rank whose fellow ranks hold other numbers: every sum of doubles is off by one.
+class OtherRanksDiffer final : public dist::Communicator {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 2; }
+  std::string name() const override { return "test"; }
+  void all_reduce_sum(float*, int64_t) override {}
+  void all_reduce_sum(double* data, int64_t n) override {
+    for (int64_t i = 0; i < n; ++i) data[i] = 2 * data[i] + 1;
+  }
+  void all_reduce_ordered(float*, int64_t) override {}
+  void all_reduce_ordered(double*, int64_t) override {}
+  void broadcast(float*, int64_t) override {}
+  void barrier() override {}
+  [[noreturn]] void abort(int) override { std::abort(); }
+};
+
+// Ranks started with other steps or intervals (another --stop-after, say) would wait for
+// each other forever in a collective: the loop refuses before its first step (2).
+TEST(TrainingLoop, RanksWithOtherSettingsStopBeforeTheFirstStep) {
+  const std::string dir = fresh_dir("ranks-differ");
+  SquareRun run(dir);
+  RecordingTask task(run.w, 1000);
+  OtherRanksDiffer comm;
+  LoopSettings s = settings(5);
+  s.micro_batches = 2;
+  s.comm = &comm;
+  EXPECT_EQ(run_training_loop(task, *run.session, s), 2);
+  EXPECT_TRUE(task.trained.empty());
+  EXPECT_EQ(run.session->step, 0);
+  fs::remove_all(dir);
+}
 
 // The ranks share every step's micro-batches: together they train each exactly once (the
 // batches, and the sliding windows of an epoch, that one process trains), and each rank

@@ -28,9 +28,8 @@ std::unique_ptr<Tokenizer> gpt2_tokenizer(const OpenOptions& o) {
 // A Hugging Face folder's tokenizer: the one tinylm stored there when it exported the
 // folder (tokenizer/load.h), else GPT-2's.
 std::unique_ptr<Tokenizer> hf_folder_tokenizer(const std::string& dir, const OpenOptions& o) {
-  const std::string stored = dir + "/" + kTinylmTokenizerFile;
-  if (!file_exists(stored)) return gpt2_tokenizer(o);
-  return tokenizer_from_json(parse_json(read_file(stored), stored));
+  std::unique_ptr<Tokenizer> stored = stored_folder_tokenizer(dir);
+  return stored ? std::move(stored) : gpt2_tokenizer(o);
 }
 
 // The folder of OpenAI's encoder.json + vocab.bpe beside its checkpoint, else the one

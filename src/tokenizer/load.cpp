@@ -6,6 +6,7 @@
 #include "tokenizer/word_tokenizer.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_read.h"
 
 namespace tinylm {
 
@@ -50,6 +51,12 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j) {
   }
   throw InputError("tokenizer JSON: unknown kind \"" + kind +
                    "\" (expected char, word, addition, gpt2 or bpe)");
+}
+
+std::unique_ptr<Tokenizer> stored_folder_tokenizer(const std::string& dir) {
+  const std::string stored = dir + "/" + kTinylmTokenizerFile;
+  if (!file_exists(stored)) return nullptr;
+  return tokenizer_from_json(parse_json(read_file(stored), stored));
 }
 
 std::unique_ptr<Tokenizer> tokenizer_for_corpus(const std::string& name, std::string_view corpus) {

@@ -25,6 +25,10 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j);
 // has no Hugging Face tokenizer files at all).
 inline constexpr const char* kTinylmTokenizerFile = "tinylm_tokenizer.json";
 
+// The tokenizer stored in dir's kTinylmTokenizerFile, or null when there is none (the
+// folder then speaks GPT-2's BPE, as transformers reads it).
+std::unique_ptr<Tokenizer> stored_folder_tokenizer(const std::string& dir);
+
 // The tokenizer a training run names in its config (data.tokenizer), built for `corpus`:
 // "char" and "word" take their vocabulary from the corpus; "addition" ignores it.
 // Unknown names are an InputError.

@@ -7,6 +7,7 @@
 #include "model/hf_gpt2.h"
 #include "model/openai_gpt2.h"
 #include "tokenizer/bpe_tokenizer.h"
+#include "tokenizer/load.h"
 #include "train/gguf_model.h"
 #include "train/model_source.h"
 #include "train/run_model.h"
@@ -36,7 +37,8 @@ BaseModel load_base_model(const std::string& src, const nlohmann::json& model_ov
   switch (source.kind) {
     case ModelSourceKind::HfLanguageModel:
       base.model = load_hf_gpt2(source.path);
-      base.tokenizer = std::make_unique<BpeTokenizer>();
+      base.tokenizer = stored_folder_tokenizer(source.path);  // a tinylm export's own
+      if (!base.tokenizer) base.tokenizer = std::make_unique<BpeTokenizer>();
       base.kind = "hf";
       break;
     case ModelSourceKind::OpenAiCheckpoint:

@@ -1,7 +1,7 @@
 #include "export/gguf_export.h"
 
-#include "export/bpe_spelling.h"
 #include "model/gguf_gpt2.h"
+#include "tokenizer/bpe_spelling.h"
 #include "tokenizer/char_as_bpe.h"
 #include "tokenizer/char_tokenizer.h"
 #include "util/error.h"

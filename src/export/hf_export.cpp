@@ -3,11 +3,10 @@
 
 #include <filesystem>
 
-#include "export/hf_tokenizer_files.h"
 #include "finetune/hf_classifier.h"
 #include "lora/peft.h"
 #include "model/hf_gpt2.h"
-#include "tokenizer/load.h"
+#include "tokenizer/folder_tokenizer_files.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -60,23 +59,18 @@ void write_generation_config(int32_t eot, const std::string& dir) {
 
 // Makes --out as save_pretrained does: its parent created if needed, `write` filling a
 // temp folder beside it, then the temp folder renamed into place (removed on failure);
-// the tokenizer files of a BPE vocabulary added.
+// the tokenizer's files added (tokenizer/folder_tokenizer_files.h).
 template <typename Write>
 void write_folder(OpenedModel& opened, const std::string& out, HfExportSummary& s,
                   const Write& write) {
-  const auto* bpe = dynamic_cast<const BpeTokenizer*>(opened.tokenizer.get());
   const std::string parent = fs::path(out).parent_path().string();
   if (!parent.empty()) create_folder(parent, "--out");
   const std::string temp = make_temp_folder(out, "--out");
   try {
     write(temp);
-    if (bpe) {
-      write_hf_tokenizer_files(*bpe, opened.gpt().config().block_size, temp);
-      s.tokenizer_files = true;
-    }
-    if (opened.tokenizer && opened.tokenizer->kind() != "gpt2")  // tinylm reads it back
-      write_file_atomic(temp + "/" + kTinylmTokenizerFile,
-                        opened.tokenizer->to_json().dump() + "\n");
+    if (opened.tokenizer)
+      s.tokenizer_files =
+          write_folder_tokenizer_files(*opened.tokenizer, opened.gpt().config().block_size, temp);
     publish_new_folder(temp, out);
   } catch (...) {
     fs::remove_all(temp);

@@ -4,8 +4,8 @@
 //   a language model   GPT2LMHeadModel: model.safetensors (Conv1D layout), config.json,
 //                      generation_config.json (model/hf_gpt2.h)
 //   a classifier       GPT2ForSequenceClassification (finetune/hf_classifier.h)
-//   + the tokenizer files of a BPE vocabulary (export/hf_tokenizer_files.h), and for any
-//     vocabulary but GPT-2's own tinylm's tokenizer (tokenizer/load.h, kTinylmTokenizerFile)
+//   + the tokenizer files (tokenizer/folder_tokenizer_files.h): Hugging Face's for a BPE
+//     vocabulary, and for any vocabulary but GPT-2's own tinylm's tokenizer
 // Sinusoidal positions are written as the equivalent learned table (the same function).
 // What GPT-2 cannot express is refused, naming the config field: post-LN blocks
 // (model.pre_ln false), no residual connections (model.residual false), a bias on an

@@ -14,6 +14,7 @@
 #include "finetune/hf_classifier.h"
 #include "lora/peft.h"
 #include "model/hf_gpt2.h"
+#include "tokenizer/folder_tokenizer_files.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -53,15 +54,18 @@ void move_into_place(const std::string& tmp, const std::string& out) {
   throw InputError("--out " + out + ": cannot rename " + tmp + " to it: " + std::strerror(err));
 }
 
-// Lets `write` fill a new folder beside `out`, then renames that folder to `out`. On
-// failure the new folder (made here, exclusively) is removed, nothing else.
-void write_merged_folder(const std::string& out,
+// Lets `write` fill a new folder beside `out`, adds the tokenizer's files, then renames
+// that folder to `out`. On failure the new folder (made here, exclusively) is removed,
+// nothing else.
+void write_merged_folder(const std::string& out, const Tokenizer* tokenizer,
+                         int64_t model_max_length,
                          const std::function<void(const std::string&)>& write) {
   check_merge_out(out);
   if (!file_exists(parent_of(out))) create_folder(parent_of(out), "--out " + out);
   const std::string tmp = make_temp_folder(out, "--out");
   try {
     write(tmp);
+    if (tokenizer) write_folder_tokenizer_files(*tokenizer, model_max_length, tmp);
     move_into_place(tmp, out);
   } catch (...) {
     std::error_code ec;
@@ -98,23 +102,25 @@ void check_merge_out(const std::string& out) {
   require_writable_folder(parent_of(out), "--out " + out);
 }
 
-MergeSummary merge_adapter(GPT& base, const std::string& adapter, const std::string& out) {
+MergeSummary merge_adapter(GPT& base, const std::string& adapter, const std::string& out,
+                           const Tokenizer* tokenizer) {
   check_merge_out(out);
   const MergeSummary summary = fold_adapter(base, nullptr, adapter);
   require_finite(base.parameters());
-  write_merged_folder(out, [&](const std::string& dir) { save_hf_gpt2(base, dir); });
+  write_merged_folder(out, tokenizer, base.config().block_size,
+                      [&](const std::string& dir) { save_hf_gpt2(base, dir); });
   return summary;
 }
 
 MergeSummary merge_adapter(SequenceClassifier& base, const std::string& adapter,
-                           const std::string& out) {
+                           const std::string& out, const Tokenizer* tokenizer) {
   check_merge_out(out);
   MergeSummary summary = fold_adapter(base.body(), &base.score, adapter);
   summary.classifier = true;
   require_finite(base.parameters());
   // The base's max_length travels (pooling does with the config): without it the merged
   // folder would read texts unpadded and pool another position than the run did.
-  write_merged_folder(out, [&](const std::string& dir) {
+  write_merged_folder(out, tokenizer, base.body().config().block_size, [&](const std::string& dir) {
     save_hf_classifier(base, dir, base.config().max_length);
   });
   return summary;

@@ -1,12 +1,13 @@
 // `tinylm lora merge`: a base model with a PEFT LoRA adapter folded in, written as a
 // Hugging Face folder (GPT2LMHeadModel, or GPT2ForSequenceClassification when the base
-// is a classifier), so that tools without PEFT can load the fine-tuned model. The base
-// is opened by the caller (open/open_model.h: any source).
+// is a classifier, with the base's tokenizer files), so that tools without PEFT can load the
+// fine-tuned model. The base is opened by the caller (open/open_model.h: any source).
 #pragma once
 #include <string>
 
 #include "finetune/classifier.h"
 #include "model/gpt.h"
+#include "tokenizer/tokenizer.h"
 
 namespace tinylm::finetune {
 
@@ -26,9 +27,13 @@ void check_merge_out(const std::string& out);
 // check_merge_out first; InputError when a merged weight is NaN or infinite (nothing is
 // written). The folder is filled under a new unique name beside `out` (made with mkdir,
 // so never one that exists) and renamed to `out`; on failure that folder, and nothing
-// else, is removed.
-MergeSummary merge_adapter(GPT& base, const std::string& adapter, const std::string& out);
+// else, is removed. `tokenizer` (the base's; null: none written) puts its files into the
+// folder as `tinylm export --format hf` does (tokenizer/folder_tokenizer_files.h): without
+// them the merged model is read with GPT-2's tokenizer. Like the export, a BPE vocabulary
+// with a pre-tokeniser other than GPT-2's is an InputError naming it (nothing is written).
+MergeSummary merge_adapter(GPT& base, const std::string& adapter, const std::string& out,
+                           const Tokenizer* tokenizer);
 MergeSummary merge_adapter(SequenceClassifier& base, const std::string& adapter,
-                           const std::string& out);
+                           const std::string& out, const Tokenizer* tokenizer);
 
 }  // namespace tinylm::finetune

@@ -35,8 +35,10 @@ finetune::MergeSummary merge_adapter_into(const std::string& base_source,
   OpenedModel base = open_model(base_source, options);
   refuse_lora_run(base, base_source);
   const std::string folder = hub::folder_or_cached(adapter);  // a repo id: from the cache
-  if (base.classifier) return finetune::merge_adapter(*base.classifier, folder, out);
-  return finetune::merge_adapter(*base.lm, folder, out);
+  // The base's tokenizer goes with the merged model: tinylm reads it back with it.
+  const Tokenizer* tokenizer = base.tokenizer.get();
+  if (base.classifier) return finetune::merge_adapter(*base.classifier, folder, out, tokenizer);
+  return finetune::merge_adapter(*base.lm, folder, out, tokenizer);
 }
 
 }  // namespace tinylm

@@ -53,16 +53,16 @@ std::string default_gpt2_dir() {
 }
 
 BpeTokenizer::BpeTokenizer(const std::string& dir, const std::string& kind)
-    : BpeTokenizer(from_texts(read_file(dir + "/encoder.json"), read_file(dir + "/vocab.bpe"),
-                              kind, dir, read_pretokenizer(dir))) {}
+    : BpeTokenizer(from_texts(read_file(dir + "/encoder.json"), read_file(dir + "/vocab.bpe"), kind,
+                              dir, read_pretokenizer(dir))) {}
 
 BpeTokenizer BpeTokenizer::from_texts(std::string encoder_json, std::string merges_text,
                                       const std::string& kind, const std::string& dir,
                                       Pretokenizer pretokenizer) {
   const std::string where = dir.empty() ? "tokenizer " : dir + "/";
-  BpeTokenizer tok(parse_bpe_vocab(encoder_json, merges_text, where + "encoder.json",
-                                   where + "vocab.bpe"),
-                   kind, "");
+  BpeTokenizer tok(
+      parse_bpe_vocab(encoder_json, merges_text, where + "encoder.json", where + "vocab.bpe"), kind,
+      "");
   tok.dir_ = dir;
   tok.pretokenizer_ = pretokenizer;
   tok.encoder_json_ = std::move(encoder_json);

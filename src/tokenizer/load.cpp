@@ -36,11 +36,11 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j) {
       require(j.contains("encoder.json") && j["encoder.json"].is_string() &&
                   j.contains("vocab.bpe") && j["vocab.bpe"].is_string(),
               "tokenizer JSON: \"encoder.json\" and \"vocab.bpe\" must both be strings");
-      const std::string dir = j.contains("dir") && j["dir"].is_string() ? j["dir"].get<std::string>() : "";
-      return std::make_unique<BpeTokenizer>(
-          BpeTokenizer::from_texts(j["encoder.json"].get<std::string>(),
-                                   j["vocab.bpe"].get<std::string>(), kind, dir,
-                                   stored_pretokenizer(j, dir)));
+      const std::string dir =
+          j.contains("dir") && j["dir"].is_string() ? j["dir"].get<std::string>() : "";
+      return std::make_unique<BpeTokenizer>(BpeTokenizer::from_texts(
+          j["encoder.json"].get<std::string>(), j["vocab.bpe"].get<std::string>(), kind, dir,
+          stored_pretokenizer(j, dir)));
     }
     if (j.contains("dir")) {
       require(j["dir"].is_string(), "tokenizer JSON: \"dir\" must be a string");

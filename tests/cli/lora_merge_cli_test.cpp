@@ -2,7 +2,8 @@
 // a new name made exclusively, so no folder tinylm did not make is removed; an --out that
 // cannot be written exits 2 naming it and leaves nothing behind; a base that already
 // holds its LoRA adapters (a LoRA run) is refused; and an adapter with a tensor name it
-// does not recognise or NaN / infinite values exits 2 and writes nothing.
+// does not recognise or NaN / infinite values exits 2 and writes nothing; the merged
+// folder keeps the base's tokenizer.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -151,6 +152,46 @@ TEST(LoraMerge, ARunThatTrainedLoraIsRefusedAsTheBase) {
   r = run_tinylm("lora merge --base tests/fixtures/gpt2-tiny --adapter " + run + "/adapter --out " +
                  dir + "/m");
   EXPECT_EQ(r.code, 0) << r.output;
+  fs::remove_all(dir);
+}
+
+// A base trained on a char vocabulary, a LoRA run from it, the adapter merged into it:
+// the merged folder holds the base's tokenizer (tinylm_tokenizer.json, as `tinylm export
+// --format hf` writes it), so tinylm reads it back with that tokenizer and samples the
+// LoRA run's text. Without it the folder is read with GPT-2's tokenizer.
+TEST(LoraMerge, TheMergedFolderKeepsTheBasesTokenizer) {
+  const std::string dir = fresh_dir("merge-char-base");
+  std::ofstream(dir + "/base.json") << R"({
+  "model": {"block_size": 16, "n_layer": 1, "n_head": 2, "d_model": 16},
+  "data": {"path": "data/the-verdict.txt", "tokenizer": "char"},
+  "train": {"batch_size": 2, "max_steps": 2, "lr": 1e-2, "warmup_steps": 1, "eval_interval": 2,
+            "eval_iters": 1, "log_interval": 1, "checkpoint_interval": 2, "seed": 5, "threads": 1},
+  "sample": {"max_new_tokens": 0}
+})";
+  RunResult r = run_tinylm("train --quiet --config " + dir + "/base.json --out " + dir + "/base");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ofstream(dir + "/lora.json") << R"({
+  "data": {"path": "data/the-verdict.txt"},
+  "train": {"init_from": ")" + dir + R"(/base", "trainable": "lora",
+            "batch_size": 2, "max_steps": 2, "lr": 1e-1, "warmup_steps": 1, "eval_interval": 2,
+            "eval_iters": 1, "log_interval": 1, "checkpoint_interval": 2, "seed": 5, "threads": 1},
+  "lora": {"r": 2, "alpha": 4, "targets": ["c_attn"]},
+  "sample": {"max_new_tokens": 0}
+})";
+  r = run_tinylm("train --quiet --config " + dir + "/lora.json --out " + dir + "/lora");
+  ASSERT_EQ(r.code, 0) << r.output;
+  r = run_tinylm("lora merge --base " + dir + "/base --adapter " + dir + "/lora/adapter --out " +
+                 dir + "/merged");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string sample = " sample --prompt 'I had' --max-new-tokens 24 --seed 3 --run ";
+  const RunResult from_run = run_tinylm(sample + dir + "/lora");
+  const RunResult from_merged = run_tinylm(sample + dir + "/merged");
+  ASSERT_EQ(from_run.code, 0) << from_run.output;
+  EXPECT_EQ(from_merged.code, 0) << from_merged.output;
+  EXPECT_EQ(from_merged.output, from_run.output);
+  const std::string stored = dir + "/merged/tinylm_tokenizer.json";
+  ASSERT_TRUE(file_exists(stored));
+  EXPECT_EQ(nlohmann::json::parse(read_file(stored))["kind"], "char");
   fs::remove_all(dir);
 }
 

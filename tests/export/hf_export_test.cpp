@@ -1,9 +1,8 @@
 // A model opened by open/ as a Hugging Face folder: the GPT-2 fixtures' model.safetensors
 // tensors written again exactly, a model read back by tinylm's importer giving the same
-// logits bit for bit (sinusoidal positions as the equivalent table), classifiers, the
-// tokenizer files (vocab.json and merges.txt are GPT-2's encoder.json and vocab.bpe;
-// tokenizer.json holds the same vocabulary and merges), and what GPT-2 cannot express
-// refused by its config field, leaving nothing behind.
+// logits bit for bit (sinusoidal positions as the equivalent table), classifiers, and
+// what GPT-2 cannot express refused by its config field, leaving nothing behind. The
+// tokenizer files themselves: tests/tokenizer/hf_tokenizer_files_test.cpp.
 #include "export/hf_export.h"
 
 #include <gtest/gtest.h>
@@ -12,7 +11,6 @@
 #include <random>
 
 #include "common/gradcheck.h"
-#include "export/hf_tokenizer_files.h"
 #include "finetune/hf_classifier.h"
 #include "io/safetensors.h"
 #include "model/hf_gpt2.h"
@@ -131,29 +129,6 @@ TEST(HfExport, AClassifierIsGpt2ForSequenceClassification) {
   EXPECT_EQ(back->score.weight.value.to_vector(), original->score.weight.value.to_vector());
   EXPECT_EQ(read_json_file(out + "/config.json")["architectures"][0],
             "GPT2ForSequenceClassification");
-  fs::remove_all(fs::path(out).parent_path());
-}
-
-TEST(HfExport, TheTokenizerFilesAreGpt2s) {
-  const BpeTokenizer gpt2;
-  const std::string out = fresh_out("tok");
-  fs::create_directories(out);
-  write_hf_tokenizer_files(gpt2, 1024, out);
-  EXPECT_EQ(nlohmann::json::parse(read_file(out + "/vocab.json")),
-            nlohmann::json::parse(read_file(default_gpt2_dir() + "/encoder.json")));
-  EXPECT_EQ(read_file(out + "/merges.txt"), read_file(default_gpt2_dir() + "/vocab.bpe"));
-  const nlohmann::json t = read_json_file(out + "/tokenizer.json");
-  EXPECT_EQ(t["model"]["type"], "BPE");
-  EXPECT_EQ(t["model"]["vocab"].size(), 50257u);
-  EXPECT_EQ(t["model"]["vocab"]["Hello"], 15496);
-  EXPECT_EQ(t["model"]["merges"].size(), 50000u);
-  EXPECT_EQ(t["model"]["merges"][0], "Ġ t");
-  EXPECT_EQ(t["pre_tokenizer"]["type"], "ByteLevel");
-  EXPECT_EQ(t["added_tokens"][0]["content"], "<|endoftext|>");
-  EXPECT_EQ(t["added_tokens"][0]["id"], 50256);
-  const nlohmann::json c = read_json_file(out + "/tokenizer_config.json");
-  EXPECT_EQ(c["eos_token"], "<|endoftext|>");
-  EXPECT_EQ(c["model_max_length"], 1024);
   fs::remove_all(fs::path(out).parent_path());
 }
 

@@ -1,6 +1,6 @@
 // LoRA: parameter counts, PEFT's initialisation, gradients against finite differences
-// with the base frozen, dropout, merge, PEFT folders in and out, bad adapters, and the
-// gpt2-micro-lora fixture through verify_lora.
+// with the base frozen, dropout, merge (with the base's tokenizer), PEFT folders in and
+// out, bad adapters, and the gpt2-micro-lora fixture through verify_lora.
 #include "lora/lora.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +16,8 @@
 #include "finetune/verify_lora.h"
 #include "io/safetensors.h"
 #include "lora/peft.h"
+#include "tokenizer/char_tokenizer.h"
+#include "tokenizer/load.h"
 #include "util/files.h"
 
 namespace tinylm::finetune {
@@ -226,6 +228,41 @@ TEST(Peft, SaveLoadRoundTrip) {
   std::filesystem::remove_all(dir);
 }
 
+// The merged folder carries the base's tokenizer (tinylm_tokenizer.json): without it the
+// folder is read with GPT-2's, and a model trained on a char vocabulary decodes wrong text.
+// The classifier's folder likewise; no tokenizer given, none written.
+TEST(Peft, MergeWritesTheBasesTokenizer) {
+  const std::string dir = ::testing::TempDir() + "/tinylm_peft_merge_tokenizer";
+  std::filesystem::remove_all(dir);
+  const CharTokenizer chars = CharTokenizer::from_corpus("the cat sat");  // 7 < 13 ids
+  auto model = random_model();
+  Rng rng(6);
+  {
+    LoraSet lora(*model, nullptr, config(2, {"c_attn"}, 4.0f), rng);
+    save_peft_adapter(lora, dir + "/adapter", PeftInfo{"CAUSAL_LM", "", nullptr});
+  }
+  merge_adapter(*random_model(), dir + "/adapter", dir + "/merged", &chars);
+  const std::string stored = dir + "/merged/" + kTinylmTokenizerFile;
+  ASSERT_TRUE(file_exists(stored));
+  const auto back = tokenizer_from_json(nlohmann::json::parse(read_file(stored)));
+  EXPECT_EQ(back->kind(), "char");
+  EXPECT_EQ(back->encode("a cat"), chars.encode("a cat"));
+  EXPECT_EQ(back->decode(chars.encode("sat tea")), "sat tea");
+
+  merge_adapter(*random_model(), dir + "/adapter", dir + "/bare", nullptr);
+  EXPECT_FALSE(file_exists(dir + "/bare/" + kTinylmTokenizerFile));
+
+  ClassifierConfig cc;
+  cc.num_labels = 2, cc.pooling = Pooling::Mean, cc.pad_token_id = 12;
+  SequenceClassifier clf(random_model(3), cc);
+  save_hf_classifier(clf, dir + "/clf-base");
+  clf.attach_lora(config(2, {"c_attn"}), rng);
+  save_peft_adapter(*clf.lora(), dir + "/clf-adapter", PeftInfo{"SEQ_CLS", "", &clf.score.weight});
+  merge_adapter(*load_hf_classifier(dir + "/clf-base"), dir + "/clf-adapter", dir + "/clf", &chars);
+  EXPECT_EQ(read_file(dir + "/clf/" + kTinylmTokenizerFile), read_file(stored));
+  std::filesystem::remove_all(dir);
+}
+
 // Adapters that do not fit the base: each a clear InputError naming the problem.
 TEST(Peft, RejectsAdaptersThatDoNotMatchTheBase) {
   const std::string dir = ::testing::TempDir() + "/tinylm_peft_bad";
@@ -330,7 +367,7 @@ TEST(Peft, ClassifierAdapterAndMergeReproduceTheLogits) {
   for (int64_t i = 0; i < back.numel(); ++i) ASSERT_EQ(back[i], adapted[i]);
 
   auto base = load_hf_classifier(dir + "/base");
-  const MergeSummary s = merge_adapter(*base, dir + "/adapter", dir + "/merged");
+  const MergeSummary s = merge_adapter(*base, dir + "/adapter", dir + "/merged", nullptr);
   EXPECT_TRUE(s.classifier);
   EXPECT_EQ(s.modules, 3);
   auto merged = load_hf_classifier(dir + "/merged");
@@ -338,7 +375,8 @@ TEST(Peft, ClassifierAdapterAndMergeReproduceTheLogits) {
   for (int64_t i = 0; i < m.numel(); ++i)
     EXPECT_NEAR(m[i], adapted[i], 1e-5f * (1 + std::abs(adapted[i])));
   EXPECT_NE(testing::input_error([&] {
-              merge_adapter(*load_hf_classifier(dir + "/base"), dir + "/adapter", dir + "/merged");
+              merge_adapter(*load_hf_classifier(dir + "/base"), dir + "/adapter", dir + "/merged",
+                            nullptr);
             }).find("overwrite"),
             std::string::npos);
   std::filesystem::remove_all(dir);
@@ -359,7 +397,7 @@ TEST(Peft, MergeKeepsTheClassifiersMaxLengthAndPooling) {
 
   auto base = load_hf_classifier(dir + "/base");
   EXPECT_EQ(base->config().max_length, 6);
-  merge_adapter(*base, dir + "/adapter", dir + "/merged");
+  merge_adapter(*base, dir + "/adapter", dir + "/merged", nullptr);
   EXPECT_EQ(hf_classifier_max_length(dir + "/merged"), 6);
   EXPECT_EQ(load_hf_classifier(dir + "/merged")->config().pooling, Pooling::Mean);
   std::filesystem::remove_all(dir);

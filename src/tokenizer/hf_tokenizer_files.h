@@ -1,5 +1,6 @@
 // A byte-level BPE tokenizer as the files Hugging Face's GPT-2 tokenizers read, written
-// into a model folder (`tinylm export --format hf`):
+// into a model folder (`tinylm export --format hf`, `tinylm lora merge`; see
+// folder_tokenizer_files.h):
 //   vocab.json               token text -> id (encoder.json's format)
 //   merges.txt               "#version: 0.2" and "left right" per merge (vocab.bpe's)
 //   tokenizer.json           the `tokenizers` library's format: model BPE with that vocab

@@ -1,5 +1,5 @@
 // Spelling a BPE vocabulary (see bpe_spelling.h).
-#include "export/bpe_spelling.h"
+#include "tokenizer/bpe_spelling.h"
 
 #include "util/error.h"
 

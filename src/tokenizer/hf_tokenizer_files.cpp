@@ -1,7 +1,7 @@
 // Hugging Face's tokenizer files (see hf_tokenizer_files.h).
-#include "export/hf_tokenizer_files.h"
+#include "tokenizer/hf_tokenizer_files.h"
 
-#include "export/bpe_spelling.h"
+#include "tokenizer/bpe_spelling.h"
 #include "util/files.h"
 
 namespace tinylm {

@@ -101,8 +101,10 @@ void print_ids(const std::vector<int32_t>& ids, bool count) {
 int run_corpus_tokenizer(const TokenizeArgs& a) {
   require(a.check_path.empty(),
           "--check compares GPT-2 BPE with tiktoken: not with --tokenizer " + a.kind);
-  require(!a.ordinary, "--ordinary applies to BPE tokenizers only (tiktoken's "
-                       "encode_ordinary), not to --tokenizer " + a.kind);
+  require(!a.ordinary,
+          "--ordinary applies to BPE tokenizers only (tiktoken's "
+          "encode_ordinary), not to --tokenizer " +
+              a.kind);
   require(!a.vocab_from.empty() || !a.decode,
           "--decode with --tokenizer " + a.kind + " needs --vocab-from");
   const std::string in = read_input(a.input);

@@ -47,8 +47,9 @@ void require_supervised_targets(const InstructionData& data,
                                 const InstructionCollateOptions& collate) {
   require(has_supervised_target(data.train, collate),
           "no training entry keeps a response token to learn from: every response is cut "
-          "at finetune.allowed_max_length (" + std::to_string(collate.allowed_max_length) +
-              " tokens)" + (collate.mask_prompt ? " after its masked prompt" : "") +
+          "at finetune.allowed_max_length (" +
+              std::to_string(collate.allowed_max_length) + " tokens)" +
+              (collate.mask_prompt ? " after its masked prompt" : "") +
               "; raise finetune.allowed_max_length" +
               (collate.mask_prompt ? " or set finetune.mask_prompt false" : ""));
 }

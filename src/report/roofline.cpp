@@ -105,8 +105,8 @@ std::string render_device_analysis(const DeviceAnalysis& a) {
   std::string out = "device " + d.name + ": " + d.description + "\n";
   out += "  peak " + rate(d.fp32_flops) + " fp32" +
          (d.bf16_flops > 0 ? ", " + rate(d.bf16_flops) + " bf16" : std::string()) + ", " +
-         num("%.0f", d.bandwidth / 1e9) + " GB/s memory bandwidth, " + human_bytes(d.memory) + " memory" +
-         (d.measured ? " (measured)" : "") + "\n";
+         num("%.0f", d.bandwidth / 1e9) + " GB/s memory bandwidth, " + human_bytes(d.memory) +
+         " memory" + (d.measured ? " (measured)" : "") + "\n";
   out += "  " + a.precision + ": ridge point " + num("%.1f", a.ridge) +
          " FLOP/byte (a product above it is compute-bound)\n\n";
   out += "roofline of the forward matrix products, batch " + std::to_string(a.batch) + ", T " +

@@ -163,6 +163,8 @@ std::string Document::str() const {
   return out.str();
 }
 
-void write_file(const std::string& path, const std::string& text) { write_file_atomic(path, text); }
+void write_file(const std::string& path, const std::string& text) {
+  write_file_atomic(path, text);
+}
 
 }  // namespace tinylm::svg

@@ -45,9 +45,8 @@ std::unique_ptr<Tokenizer> gguf_tokenizer(const Gguf& g) {
   std::string merges_text = "#version: 0.2\n";
   for (const std::string& m : merges.strings) merges_text += m + "\n";
   try {
-    return std::make_unique<BpeTokenizer>(
-        BpeTokenizer::from_texts(encoder.dump(), std::move(merges_text), "bpe", g.source,
-                                 Pretokenizer::Gpt2));
+    return std::make_unique<BpeTokenizer>(BpeTokenizer::from_texts(
+        encoder.dump(), std::move(merges_text), "bpe", g.source, Pretokenizer::Gpt2));
   } catch (const InputError& e) {
     throw InputError(g.source + ": its tokenizer is not GPT-2's layout: " + e.what());
   }

@@ -142,8 +142,9 @@ bool Loop::ranks_run_the_same_loop() {
   bool same = true;
   for (size_t i = 0; i < mine.size(); ++i) same = same && sums[i] == comm_.size() * mine[i];
   if (all_ranks(same)) return true;
-  stop_message("the ranks were started with different settings (steps, intervals, "
-               "--stop-after or the step resumed from); give every rank the same command.");
+  stop_message(
+      "the ranks were started with different settings (steps, intervals, "
+      "--stop-after or the step resumed from); give every rank the same command.");
   return false;
 }
 

@@ -31,7 +31,8 @@ std::string addition_examples(GPT& model, int64_t n) {
   for (const AdditionProblem& p : held_out_problems(n)) {
     const std::vector<int32_t> answer = generate(model, addition_prompt(p), opts, rng);
     out += format_addition(p, false) + " " + tok.decode(answer) +
-           (is_correct_answer(p, answer) ? "  right" : "  wrong (" + addition_answer(p) + ")") + "\n";
+           (is_correct_answer(p, answer) ? "  right" : "  wrong (" + addition_answer(p) + ")") +
+           "\n";
   }
   return out;
 }

@@ -325,8 +325,8 @@ TEST_F(Distributed, ARankWithABadInputEndsTheJob) {
 TEST_F(Distributed, RanksGivenDifferentStepsOrStopsAreRefused) {
   const std::string cfg = config(dir_, {{"grad_accum", 2}});
   const std::string args = "train --quiet --out " + dir_ + "/run --config " + cfg;
-  const RunResult r = run_mpi("-np 1 " + tinylm_args(args) + " : -np 1 " +
-                              tinylm_args(args + " --stop-after 3"));
+  const RunResult r =
+      run_mpi("-np 1 " + tinylm_args(args) + " : -np 1 " + tinylm_args(args + " --stop-after 3"));
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("different settings"), std::string::npos) << r.output;
   EXPECT_FALSE(file_exists(dir_ + "/run/last.safetensors"));

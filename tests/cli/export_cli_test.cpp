@@ -223,8 +223,8 @@ TEST(ExportCli, AFolderOfAnotherVocabularyReadsBackWithIt) {
   const std::string cfg = dir + "/more.json";
   std::ofstream(cfg) << R"({"data": {"task": "addition"}, "sample": {"max_new_tokens": 0},
     "train": {"batch_size": 8, "max_steps": 2, "eval_interval": 2, "eval_iters": 1}})";
-  const RunResult more = run_tinylm("train --quiet --config " + cfg + " --set train.init_from=" +
-                                    dir + "/hf --out " + dir + "/more");
+  const RunResult more = run_tinylm("train --quiet --config " + cfg +
+                                    " --set train.init_from=" + dir + "/hf --out " + dir + "/more");
   ASSERT_EQ(more.code, 0) << more.output;
   EXPECT_NE(read_file(dir + "/more/tokenizer.json").find("addition"), std::string::npos);
   expect_exit(2, "export --model " + dir + "/run --format gguf --out " + dir + "/x/",

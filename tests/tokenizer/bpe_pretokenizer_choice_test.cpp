@@ -107,9 +107,9 @@ TEST(Pretokenizer, BengaliVocabularyAndFolderRoundTrip) {
 TEST(Pretokenizer, TravelsInsideTheStoredTokenizer) {
   std::string corpus = read_file(std::string(TINYLM_SOURCE_DIR) + "/data/bangla.txt");
   corpus.resize(corpus.find('\n', 30000));
-  const std::string dir =
-      (std::filesystem::temp_directory_path() / ("tinylm-pretok-json-" + std::to_string(::getpid())))
-          .string();
+  const std::string dir = (std::filesystem::temp_directory_path() /
+                           ("tinylm-pretok-json-" + std::to_string(::getpid())))
+                              .string();
   write_bpe_vocab(train_bpe(corpus, {1000, 2, Pretokenizer::LettersMarks}), dir);
   write_pretokenizer(dir, Pretokenizer::LettersMarks);
   const BpeTokenizer from_folder(dir, "bpe");

@@ -65,7 +65,8 @@ TEST(StreamDecoder, CharAndWordTokenizers) {
 // Ids that continue a prompt: prompt + decode_after_text(new ids) is the decode of them all,
 // so a word tokenizer's first new word is not glued to the prompt's last one.
 TEST(StreamDecoder, AfterTextJoinsTheFirstIdAsALaterOne) {
-  const WordTokenizer words = WordTokenizer::from_corpus("I had always longed for a picture, then.");
+  const WordTokenizer words =
+      WordTokenizer::from_corpus("I had always longed for a picture, then.");
   const std::vector<int32_t> prompt = words.encode("I had always");
   for (const char* next : {"longed for a picture", ", then.", "picture"}) {
     const std::vector<int32_t> added = words.encode(next);

@@ -23,8 +23,9 @@ TEST(ResumeCheck, NamesTheSettingThatChanged) {
   EXPECT_EQ(message_of(saved, saved), "");
   nlohmann::json now = saved;
   now["model"]["n_layer"] = 3;  // under a section that was empty
-  EXPECT_NE(message_of(saved, now).find("model.n_layer is 3 but the run in RUN/last.safetensors "
-                                        "used null"),
+  EXPECT_NE(message_of(saved, now)
+                .find("model.n_layer is 3 but the run in RUN/last.safetensors "
+                      "used null"),
             std::string::npos)
       << message_of(saved, now);
   now = saved;

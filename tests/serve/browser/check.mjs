@@ -18,22 +18,10 @@
 //   - a full-page screenshot is saved.
 // Usage: node check.mjs --url http://127.0.0.1:PORT/ --screenshot OUT.png
 // Prints one line per check and exits 1 if any failed.
-import { chromium } from "playwright-core";
+import { checker, flags, launch, openPage } from "./harness.mjs";
 
-const args = process.argv.slice(2);
-const opt = {};
-for (let i = 0; i < args.length; i += 2) opt[args[i].replace(/^--/, "")] = args[i + 1];
-if (!opt.url || !opt.screenshot) {
-  console.error("usage: node check.mjs --url URL --screenshot OUT.png");
-  process.exit(2);
-}
-
-let failures = 0;
-function check(ok, what, detail = "") {
-  console.log(`${ok ? "ok  " : "FAIL"} ${what}${detail ? ": " + detail : ""}`);
-  if (!ok) failures++;
-  return ok;
-}
+const opt = flags(["url", "screenshot"], "node check.mjs --url URL --screenshot OUT.png");
+const { check, failures } = checker();
 
 // Runs one step; a step that throws (a wait timed out) is one failed check.
 async function step(what, fn) {
@@ -45,22 +33,15 @@ async function step(what, fn) {
   }
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu"],
-});
+const browser = await launch();
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(15000);
   const errors = [];
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-  page.on("pageerror", (e) => errors.push(String(e)));
+  const page = await openPage(browser, errors);
   let stopping = false;  // while Stop is pressed, the generation's request is aborted on purpose
   page.on("requestfailed", (r) => {
     const why = r.failure()?.errorText ?? "";
     if (!(stopping && /ERR_ABORTED/.test(why))) errors.push(`request failed: ${r.url()} (${why})`);
   });
-  page.on("response", (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
 
   const figuresReady = () => page.waitForSelector("body[data-figures=ready]", { state: "attached" });
   const busyDone = () => page.waitForSelector("body[data-busy=false]", { state: "attached" });
@@ -341,4 +322,4 @@ try {
 } finally {
   await browser.close();
 }
-process.exit(failures ? 1 : 0);
+process.exit(failures() ? 1 : 0);

@@ -8,35 +8,16 @@
 //     the 5 tokens left, and the answer comes back.
 // Usage: node check_vocabulary.mjs --url http://127.0.0.1:PORT/
 // Prints one line per check and exits 1 if any failed.
-import { chromium } from "playwright-core";
+import { checker, flags, launch, openPage } from "./harness.mjs";
 
-const args = process.argv.slice(2);
-const opt = {};
-for (let i = 0; i < args.length; i += 2) opt[args[i].replace(/^--/, "")] = args[i + 1];
-if (!opt.url) {
-  console.error("usage: node check_vocabulary.mjs --url URL");
-  process.exit(2);
-}
+const opt = flags(["url"], "node check_vocabulary.mjs --url URL");
+const { check, failures } = checker();
 
-let failures = 0;
-function check(ok, what, detail = "") {
-  console.log(`${ok ? "ok  " : "FAIL"} ${what}${detail ? ": " + detail : ""}`);
-  if (!ok) failures++;
-  return ok;
-}
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu"],
-});
+const browser = await launch();
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(15000);
   const errors = [];
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-  page.on("pageerror", (e) => errors.push(String(e)));
+  const page = await openPage(browser, errors);
   page.on("requestfailed", (r) => errors.push(`request failed: ${r.url()}`));
-  page.on("response", (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
 
   await page.goto(opt.url, { waitUntil: "load" });
   await page.waitForSelector("body[data-ready=true]", { state: "attached", timeout: 10000 });
@@ -67,4 +48,4 @@ try {
 } finally {
   await browser.close();
 }
-process.exit(failures ? 1 : 0);
+process.exit(failures() ? 1 : 0);

@@ -36,6 +36,7 @@ BaseModel load_base_model(const std::string& src, const nlohmann::json& model_ov
   BaseModel base;
   switch (source.kind) {
     case ModelSourceKind::HfLanguageModel:
+    case ModelSourceKind::HfClassifier:  // its body: a new head is made, as transformers does
       base.model = load_hf_gpt2(source.path);
       base.tokenizer = stored_folder_tokenizer(source.path);  // a tinylm export's own
       if (!base.tokenizer) base.tokenizer = std::make_unique<BpeTokenizer>();
@@ -64,12 +65,12 @@ BaseModel load_base_model(const std::string& src, const nlohmann::json& model_ov
       base.kind = "gguf";
       break;
     }
-    case ModelSourceKind::HfClassifier:
     case ModelSourceKind::FinetuneRun:
       throw InputError(
           option + " " + src + " is " + describe(source) +
           "; a base must be a language model: a Hugging Face GPT-2 folder "
-          "(GPT2LMHeadModel), a tinylm train run or checkpoint, a GGUF file or a preset");
+          "(GPT2LMHeadModel, or GPT2ForSequenceClassification for its body), a tinylm train "
+          "run or checkpoint, a GGUF file or a preset");
     case ModelSourceKind::Preset: {
       nlohmann::json shape = has_overrides ? model_overrides : nlohmann::json::object();
       shape["preset"] = src;  // InputError for an unknown name lists the presets

@@ -8,12 +8,12 @@
 #include <filesystem>
 
 #include "common/input_error.h"
-#include "train/base_model.h"
 #include "finetune/classify_run.h"
 #include "finetune/finetune_config.h"
 #include "finetune/finetune_test_util.h"
 #include "finetune/hf_classifier.h"
 #include "io/safetensors.h"
+#include "train/base_model.h"
 #include "util/files.h"
 
 namespace tinylm::finetune {
@@ -134,7 +134,19 @@ TEST(FinetuneClassify, LoraTrainsAdaptersAndExportsPeftAndMerged) {
   const Tensor b = hf->forward(ids.data(), 1, run.max_length);
   EXPECT_NEAR(a0, b.data()[0], 1e-4);
   EXPECT_NEAR(a1, b.data()[1], 1e-4);
+  // That GPT2ForSequenceClassification folder is a base too: its body, a new head.
+  const BaseModel body = load_base_model(dir + "/hf", {}, 0.0, 1);
+  std::map<std::string, Tensor> hf_body;
+  for (const auto& p : hf->body().parameters()) hf_body[p.name] = p.param->value;
+  for (const auto& p : body.model->parameters())
+    EXPECT_TRUE(same(hf_body.at(p.name), p.param->value)) << p.name;
+  FinetuneConfig again = tiny_config(data, "head");
+  again.base = dir + "/hf";
+  again.finetune.max_steps = 1;
+  again.model = nlohmann::json::object();  // the folder has its shape
+  EXPECT_EQ(finetune_classify(again, {dir + "-again", false, true, -1}), 0);
   fs::remove_all(dir);
+  fs::remove_all(dir + "-again");
   fs::remove(data);
 }
 

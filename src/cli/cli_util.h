@@ -3,6 +3,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -89,6 +90,15 @@ inline void check_integer_options(CLI::App& app) {
   }
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     check_integer_options(*sub);
+}
+
+// Which of `names` were given on the command line, as "--a, --b" (empty: none); for a
+// verb that refuses flags its chosen output would ignore.
+inline std::string given_flags(const CLI::App& app, std::initializer_list<const char*> names) {
+  std::string list;
+  for (const char* name : names)
+    if (app.count(name) > 0) list += (list.empty() ? "" : ", ") + std::string(name);
+  return list;
 }
 
 // --device cpu|cuda: where the model computes. The value is checked by CLI11 (exit 2);

@@ -36,21 +36,13 @@ void add_eval_flags(CLI::App& app, EvalArgs& a) {
   add_device_option(app, a.device);
 }
 
-// The flags given among names, as "--a, --b" (empty: none).
-std::string given(const CLI::App& app, std::initializer_list<const char*> names) {
-  std::string list;
-  for (const char* n : names)
-    if (app.count(n) > 0) list += (list.empty() ? "" : ", ") + std::string(n);
-  return list;
-}
-
 // A flag the chosen evaluation would ignore is refused (exit 2), naming it.
 void refuse_flags_that_do_not_apply(const CLI::App& app, bool addition, bool finetune) {
   if (finetune) {
-    const std::string extra = given(app, {"--stride", "--batch", "--task", "--n"});
+    const std::string extra = given_flags(app, {"--stride", "--batch", "--task", "--n"});
     require(extra.empty(), extra + ": not for a fine-tuning run (its val and test splits)");
   } else if (addition) {
-    const std::string extra = given(app, {"--data", "--stride", "--batch"});
+    const std::string extra = given_flags(app, {"--data", "--stride", "--batch"});
     require(extra.empty(), extra + ": the addition task scores held-out problems, not a text");
   } else {
     require(app.count("--n") == 0, "--n applies only to --task addition");

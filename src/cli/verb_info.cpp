@@ -127,27 +127,19 @@ RunModel model_of(const InfoArgs& a) {
   return RunModel(GPTConfig::preset(a.preset));
 }
 
-// The flags among `names` that were given, as "--a, --b".
-std::string given(const CLI::App& app, const std::vector<std::string>& names) {
-  std::string list;
-  for (const auto& n : names)
-    if (app.count(n) > 0) list += (list.empty() ? "" : ", ") + n;
-  return list;
-}
-
 // Flags that would be silently ignored are refused (exit 2), naming them.
 void refuse_flags_that_do_not_apply(const CLI::App& app, const InfoArgs& a) {
   const bool table = app.count("--embedding-table") > 0;
   if (table) {
     const std::string extra =
-        given(app, {"--config", "--run", "--model", "--preset", "--batch", "--seq", "--json",
-                    "--device", "--precision", "--utilization"});
+        given_flags(app, {"--config", "--run", "--model", "--preset", "--batch", "--seq", "--json",
+                          "--device", "--precision", "--utilization"});
     require(extra.empty(), "--embedding-table prints only the table, as text: leave out " + extra);
   } else {
     require(app.count("--dims") == 0, "--dims applies only with --embedding-table");
   }
   if (a.device.empty()) {
-    const std::string extra = given(app, {"--precision", "--utilization"});
+    const std::string extra = given_flags(app, {"--precision", "--utilization"});
     require(extra.empty(), extra + " applies only with --device");
   }
   require(a.json == false || a.device.empty(), "--device prints text: leave out --json");

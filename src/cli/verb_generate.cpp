@@ -106,14 +106,15 @@ std::vector<int32_t> prompt_of(const GenerateArgs& a, const Tokenizer* tok, cons
   return prompt;
 }
 
-// The prompt and its continuation as text when the tokenizer covers the model's
-// vocabulary, and the new ids on one line when asked (or when there is no such text).
+// The prompt and its continuation as text when the tokenizer spells the model's ids (ids
+// of a padded vocabulary past the tokenizer's add nothing, tokenizer.h), and the new ids
+// on one line when asked (or when there is no such text).
 void print_generated(const GenerateArgs& a, const Tokenizer* tok, const GPT& model,
                      const std::vector<int32_t>& out) {
   bool print_ids = a.print_ids;
-  if (tok && tok->vocab_size() == model.config().vocab_size)
+  if (tok && tok->vocab_size() <= model.config().vocab_size)
     std::printf("%s%s\n", a.prompt_text.c_str(),
-                (a.prompt_text.empty() ? tok->decode(out) : decode_after_text(*tok, out)).c_str());
+                decode_generated(*tok, out, /*after_text=*/!a.prompt_text.empty()).c_str());
   else
     print_ids = true;  // no tokenizer for this vocabulary: ids are the output
   if (!print_ids) return;

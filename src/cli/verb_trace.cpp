@@ -21,6 +21,7 @@
 #include "report/figures.h"
 #include "report/greedy_trace.h"
 #include "report/trace.h"
+#include "tokenizer/stream_decoder.h"
 #include "util/error.h"
 #include "util/utf8.h"
 
@@ -56,7 +57,10 @@ struct Labels {
   const Tokenizer& tokenizer;
   bool addition = false;
 
-  std::string token(int32_t id) const { return report::visible_token(tokenizer.decode({id})); }
+  std::string token(int32_t id) const {
+    if (!tokenizer.spells(id)) return "[PAD" + std::to_string(id) + "]";  // a padding id
+    return report::visible_token(tokenizer.decode({id}));
+  }
 
   std::string role(int64_t pos) const { return addition ? addition_position_role(pos) : ""; }
 
@@ -202,9 +206,8 @@ void print_answer(GPT& model, const std::vector<int32_t>& ids, int64_t max_token
     }
   }
   if (g.context_full) std::printf("  (stopped: the context is full)\n");
-  std::string generated;
-  for (size_t i = ids.size(); i < g.ids.size(); ++i)
-    generated += labels.tokenizer.decode({g.ids[i]});
+  const std::string generated = decode_generated(
+      labels.tokenizer, std::vector<int32_t>(g.ids.begin() + ids.size(), g.ids.end()), false);
   std::printf("  generated: \"%s\"", generated.c_str());
   if (is_problem)
     std::printf(" -> %s", is_correct_answer(problem, generated) ? "correct" : "WRONG");

@@ -80,7 +80,7 @@ json Answer::usage() const {
 json Answer::logprobs(const Choice& c, size_t from, size_t to) const {
   if (params.logprobs < 0) return nullptr;
   const Tokenizer& tok = *model.tokenizer;
-  const auto piece = [&](int32_t id) { return tok.decode_piece(id, false); };
+  const auto piece = [&](int32_t id) { return tok.generated_piece(id, false); };
   if (api == Api::kChat) {
     json content = json::array();
     for (size_t i = from; i < to; ++i) {

@@ -7,6 +7,7 @@
 
 #include "serve/api_error.h"
 #include "serve/openai_request.h"  // parse_body
+#include "tokenizer/stream_decoder.h"
 
 namespace tinylm::serve {
 
@@ -67,14 +68,14 @@ void answer_detokenize(const ServedModel& model, const httplib::Request& req,
   const json body = parse_body(req.body);
   if (!body.is_object() || !body.contains("tokens") || !body["tokens"].is_array())
     throw bad_field("tokens", "'tokens' must be a list of token ids");
-  const int64_t V = model.tokenizer->vocab_size();
+  const int64_t V = model.model->config().vocab_size;  // a padding id spells as nothing
   std::vector<int32_t> ids;
   for (const json& id : body["tokens"]) {
     if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() >= V)
       throw bad_field("tokens", "'tokens' must hold ids in [0, " + std::to_string(V) + ")");
     ids.push_back(static_cast<int32_t>(id.get<int64_t>()));
   }
-  send_json(res, {{"content", model.tokenizer->decode(ids)}});
+  send_json(res, {{"content", decode_generated(*model.tokenizer, ids, /*after_text=*/false)}});
 }
 
 }  // namespace tinylm::serve

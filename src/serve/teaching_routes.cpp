@@ -37,7 +37,7 @@ std::vector<int32_t> prompt_ids(const ServedModel& model, const json& body, int6
 }
 
 json token(const Tokenizer& tok, int32_t id) {
-  return {{"id", id}, {"text", tok.decode_piece(id, false)}};
+  return {{"id", id}, {"text", tok.generated_piece(id, false)}};
 }
 
 // The `top` most likely tokens of softmax(logits), with their probabilities.

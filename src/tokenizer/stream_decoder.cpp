@@ -19,6 +19,7 @@ size_t utf8_unfinished_tail(const std::string& bytes) {
 }
 
 std::string StreamDecoder::add(int32_t id) {
+  if (!tok_.spells(id)) return "";  // a model's padding id: no text, and not first
   pending_ += tok_.decode_piece(id, first_);
   first_ = false;
   const size_t ready = pending_.size() - utf8_unfinished_tail(pending_);
@@ -27,8 +28,9 @@ std::string StreamDecoder::add(int32_t id) {
   return text;
 }
 
-std::string decode_after_text(const Tokenizer& tok, const std::vector<int32_t>& ids) {
-  StreamDecoder decoder(tok, /*after_text=*/true);
+std::string decode_generated(const Tokenizer& tok, const std::vector<int32_t>& ids,
+                             bool after_text) {
+  StreamDecoder decoder(tok, after_text);
   std::string text;
   for (const int32_t id : ids) text += decoder.add(id);
   return text + decoder.finish();

@@ -2,7 +2,8 @@
 // own bytes (Tokenizer::decode_piece); the complete part is returned at once, and an
 // unfinished UTF-8 sequence at the end is held back until later bytes complete it (or
 // finish() gives it up as U+FFFD). The concatenation of everything returned equals
-// tok.decode(all ids); after_text: the ids continue a text already shown (a prompt), so
+// tok.decode(all ids), where ids the tokenizer does not spell (a model's padding,
+// Tokenizer::spells) add nothing; after_text: the ids continue a text already shown (a prompt), so
 // the first one is joined to it as any later one (a word tokenizer's space before it).
 #pragma once
 #include <cstdint>
@@ -28,9 +29,11 @@ class StreamDecoder {
   bool first_;
 };
 
-// The text ids add after a text: decode(ids) with the first id joined as any later one
-// (equal to decode(ids) for BPE and char tokenizers). For "prompt + what followed".
-std::string decode_after_text(const Tokenizer& tok, const std::vector<int32_t>& ids);
+// The text of generated ids, as a StreamDecoder gives it: decode(ids) without the ids the
+// tokenizer does not spell; after_text: the first id joined to a text before it as any
+// later one (for BPE and char tokenizers no different). For "prompt + what followed".
+std::string decode_generated(const Tokenizer& tok, const std::vector<int32_t>& ids,
+                             bool after_text);
 
 // Length of an unfinished UTF-8 sequence at the end of bytes (0 when none): a lead byte
 // in the last 3 bytes followed by fewer continuation bytes than it announces.

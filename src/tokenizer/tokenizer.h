@@ -3,11 +3,10 @@
 // tokenizer/load.h turns that JSON back into the right tokenizer.
 #pragma once
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace tinylm {
 
@@ -26,6 +25,15 @@ class Tokenizer {
   // decoding id by id is linear: utf8_lossy of the concatenated pieces of ids equals
   // decode(ids). Bytes, not text: a BPE token may hold part of a UTF-8 character.
   virtual std::string decode_piece(int32_t id, bool first) const { return decode({id}); }
+  // Whether id is one of this tokenizer's ids. A model may have more embeddings than its
+  // tokenizer has ids (GPT-2's 50257 padded to 50304, as nanoGPT does), and may generate
+  // those: they have no text. Generated text spells them as nothing, as llama.cpp does
+  // the [PAD] tokens its converter writes and Hugging Face's fast tokenizers do.
+  bool spells(int32_t id) const { return id >= 0 && id < vocab_size(); }
+  // decode_piece for a generated id: "" for an id the tokenizer does not spell.
+  std::string generated_piece(int32_t id, bool first) const {
+    return spells(id) ? decode_piece(id, first) : std::string();
+  }
   // Everything needed to rebuild this tokenizer: {"kind": ..., ...}.
   virtual nlohmann::json to_json() const = 0;
   // The id of "<|endoftext|>" if the vocabulary has one, else -1.

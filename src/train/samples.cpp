@@ -18,7 +18,7 @@ std::string sample_text(GPT& model, const Tokenizer& tok, const SampleSettings& 
   std::vector<int32_t> prompt = tok.encode(s.prompt);
   if (prompt.empty()) prompt.push_back(0);
   const std::vector<int32_t> out = generate(model, prompt, opts, rng);
-  return s.prompt + (s.prompt.empty() ? tok.decode(out) : decode_after_text(tok, out));
+  return s.prompt + decode_generated(tok, out, /*after_text=*/!s.prompt.empty());
 }
 
 std::string addition_examples(GPT& model, int64_t n) {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
+#include "model/padded_vocab_folder.h"
 
 namespace tinylm::testing {
 namespace {
@@ -17,6 +18,26 @@ std::string reference_ids(const std::string& fixture) {
     ids += std::to_string(id.get<int>());
   }
   return ids;
+}
+
+// Padding ids have no text: generate, sample and trace show what the model generated
+// around them (here nothing) instead of stopping at "outside the vocabulary".
+TEST(GenerateCli, APaddedVocabularysIdsAddNoText) {
+  const std::string dir = fresh_dir("padded-vocab");
+  write_folder_that_generates_padding(dir);
+  const RunResult g =
+      run_tinylm("generate --model " + dir + " --prompt Hello --max-new-tokens 3 --print-ids");
+  ASSERT_EQ(g.code, 0) << g.output;
+  EXPECT_EQ(g.output, "Hello\n50300,50300,50300\n");
+  const RunResult s = run_tinylm("sample --model " + dir + " --prompt Hello --max-new-tokens 3");
+  ASSERT_EQ(s.code, 0) << s.output;
+  EXPECT_EQ(s.output, "Hello\n");
+  const RunResult t =
+      run_tinylm("trace --model " + dir + " --text Hello --answer --answer-tokens 2");
+  ASSERT_EQ(t.code, 0) << t.output;
+  EXPECT_NE(t.output.find("[PAD50300]"), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("generated: \"\""), std::string::npos) << t.output;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(GenerateCli, TextPromptGivesTheReferenceContinuation) {

@@ -2,11 +2,14 @@
 // the OpenAI shapes, server-sent events, errors, keys, CORS and limits; and that it keeps
 // serving after each bad request.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
 #include <future>
 
 #include "generate/generate.h"
+#include "model/padded_vocab_folder.h"
 #include "serve/server_harness.h"
 
 namespace tinylm::serve {
@@ -307,6 +310,35 @@ TEST(Server, TokenizeAndDetokenizeRoundTrip) {
   EXPECT_EQ(bytes, "😀");
   expect_error(post(c, "/detokenize", {{"tokens", {1, 60000}}}), 400, "tokens");
   expect_error(post(c, "/tokenize", {{"text", "x"}}), 400, "content");
+}
+
+// A model padded past its tokenizer (nanoGPT's 50304 rows) that generates padding ids:
+// they answer as text "" (llama.cpp's [PAD] tokens), not as a failed request.
+TEST(Server, PaddingIdsAnswerWithNoText) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("tinylm-serve-padded-" + std::to_string(::getpid()));
+  tinylm::testing::write_folder_that_generates_padding(dir.string());
+  {
+    TestServer server({}, {}, dir.string());
+    auto c = server.client();
+    const json body = {{"prompt", "Hello"}, {"max_tokens", 3}, {"logprobs", 2}};
+    const json r = json_of(post(c, "/v1/completions", body));
+    EXPECT_EQ(r["choices"][0]["text"], "");
+    EXPECT_EQ(r["choices"][0]["logprobs"]["tokens"], json({"", "", ""}));
+    EXPECT_EQ(r["usage"]["completion_tokens"], 3);
+    json streamed = body;
+    streamed["stream"] = true;
+    const auto res = post(c, "/v1/completions", streamed);
+    ASSERT_EQ(res->status, 200);
+    const std::vector<std::string> events = sse_payloads(res->body);
+    ASSERT_FALSE(events.empty());
+    EXPECT_EQ(events.back(), "[DONE]");
+    const int32_t pad = tinylm::testing::kGeneratedPaddingId;
+    const json d = json_of(post(c, "/detokenize", {{"tokens", {15496, pad}}}));
+    EXPECT_EQ(d["content"], "Hello");
+    expect_error(post(c, "/detokenize", {{"tokens", {50304}}}), 400, "tokens");
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Server, ApiKeyAndCors) {

@@ -62,8 +62,8 @@ TEST(StreamDecoder, CharAndWordTokenizers) {
   EXPECT_EQ(streamed(words, b), words.decode(b));
 }
 
-// Ids that continue a prompt: prompt + decode_after_text(new ids) is the decode of them all,
-// so a word tokenizer's first new word is not glued to the prompt's last one.
+// Ids that continue a prompt: prompt + decode_generated(new ids, after_text) is the decode of them
+// all, so a word tokenizer's first new word is not glued to the prompt's last one.
 TEST(StreamDecoder, AfterTextJoinsTheFirstIdAsALaterOne) {
   const WordTokenizer words =
       WordTokenizer::from_corpus("I had always longed for a picture, then.");
@@ -72,7 +72,8 @@ TEST(StreamDecoder, AfterTextJoinsTheFirstIdAsALaterOne) {
     const std::vector<int32_t> added = words.encode(next);
     std::vector<int32_t> all = prompt;
     all.insert(all.end(), added.begin(), added.end());
-    EXPECT_EQ(words.decode(prompt) + decode_after_text(words, added), words.decode(all)) << next;
+    EXPECT_EQ(words.decode(prompt) + decode_generated(words, added, true), words.decode(all))
+        << next;
     StreamDecoder d(words, /*after_text=*/true);
     std::string shown = words.decode(prompt);
     for (int32_t id : added) shown += d.add(id);
@@ -80,7 +81,28 @@ TEST(StreamDecoder, AfterTextJoinsTheFirstIdAsALaterOne) {
   }
   const BpeTokenizer bpe;
   const std::vector<int32_t> ids = bpe.encode(" world, caf\xC3\xA9");
-  EXPECT_EQ(decode_after_text(bpe, ids), bpe.decode(ids));
+  EXPECT_EQ(decode_generated(bpe, ids, true), bpe.decode(ids));
+}
+
+// A model padded past its tokenizer (GPT-2's 50257 ids in 50304 rows, as nanoGPT) may
+// generate a padding id: it adds no text, and the id after it is joined as it would be
+// without it (a word tokenizer's first word gets no space before it).
+TEST(StreamDecoder, PaddingIdsAddNothing) {
+  const BpeTokenizer bpe;
+  const std::vector<int32_t> ids = bpe.encode(" caf\xC3\xA9 world");
+  std::vector<int32_t> padded = {50300};
+  for (int32_t id : ids) padded.push_back(id), padded.push_back(50257);
+  EXPECT_FALSE(bpe.spells(50257));
+  EXPECT_TRUE(bpe.spells(50256));
+  EXPECT_EQ(bpe.generated_piece(50303, false), "");
+  EXPECT_EQ(streamed(bpe, padded), bpe.decode(ids));
+  EXPECT_EQ(decode_generated(bpe, padded, false), bpe.decode(ids));
+  const WordTokenizer words = WordTokenizer::from_corpus("It is a test, world.");
+  const std::vector<int32_t> w = words.encode("It is a test");
+  const auto pad = static_cast<int32_t>(words.vocab_size());
+  std::vector<int32_t> w_padded = {pad};
+  w_padded.insert(w_padded.end(), w.begin(), w.end());
+  EXPECT_EQ(decode_generated(words, w_padded, false), words.decode(w));
 }
 
 TEST(StreamDecoder, UnfinishedTail) {

@@ -51,12 +51,6 @@ void write_language_model(GPT& model, const std::string& dir) {
   save_hf_gpt2(*m, dir);
 }
 
-void write_generation_config(int32_t eot, const std::string& dir) {
-  nlohmann::json g = {{"_from_model_config", true}};
-  if (eot >= 0) g.update({{"bos_token_id", eot}, {"eos_token_id", eot}});
-  write_file_atomic(dir + "/generation_config.json", g.dump(2) + "\n");
-}
-
 // Makes --out as save_pretrained does: its parent created if needed, `write` filling a
 // temp folder beside it, then the temp folder renamed into place (removed on failure);
 // the tokenizer's files added (tokenizer/folder_tokenizer_files.h).
@@ -112,7 +106,7 @@ HfExportSummary export_hf(OpenedModel& opened, const std::string& out, bool merg
       write_language_model(opened.language_model("tinylm export --format hf"), dir);
       s.architecture = "GPT2LMHeadModel";
     }
-    write_generation_config(opened.tokenizer ? opened.tokenizer->eot_id() : -1, dir);
+    write_hf_generation_config(opened.tokenizer ? opened.tokenizer->eot_id() : -1, dir);
   });
   return s;
 }

@@ -107,8 +107,10 @@ MergeSummary merge_adapter(GPT& base, const std::string& adapter, const std::str
   check_merge_out(out);
   const MergeSummary summary = fold_adapter(base, nullptr, adapter);
   require_finite(base.parameters());
-  write_merged_folder(out, tokenizer, base.config().block_size,
-                      [&](const std::string& dir) { save_hf_gpt2(base, dir); });
+  write_merged_folder(out, tokenizer, base.config().block_size, [&](const std::string& dir) {
+    save_hf_gpt2(base, dir);
+    write_hf_generation_config(tokenizer ? tokenizer->eot_id() : -1, dir);
+  });
   return summary;
 }
 

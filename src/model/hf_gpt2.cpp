@@ -3,8 +3,8 @@
 #include <set>
 
 #include "io/safetensors.h"
-#include "util/error.h"
 #include "model/weights_check.h"
+#include "util/error.h"
 #include "util/files.h"
 #include "util/float_text.h"
 #include "util/json_read.h"
@@ -15,8 +15,8 @@ namespace {
 
 // Parameters stored by HF's Conv1D as [in, out].
 bool is_conv1d(const std::string& name) {
-  for (const char* suffix : {"attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight",
-                             "mlp.c_proj.weight"}) {
+  for (const char* suffix :
+       {"attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight"}) {
     const std::string s = suffix;
     if (name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0)
       return true;
@@ -33,7 +33,6 @@ Tensor transposed(const Tensor& t) {
   return out;
 }
 
-
 }  // namespace
 
 std::string hf_param_name(const std::string& name) {
@@ -47,7 +46,8 @@ Tensor to_hf_layout(const std::string& name, const Tensor& value) {
 GPTConfig config_from_hf(const nlohmann::json& hf_json) {
   const JsonField hf(hf_json, "config.json");
   hf.require_object();
-  if (hf.has("tinylm_config")) return GPTConfig::from_json(hf_json["tinylm_config"], "tinylm_config.");
+  if (hf.has("tinylm_config"))
+    return GPTConfig::from_json(hf_json["tinylm_config"], "tinylm_config.");
   const auto size = [&](const char* key) { return hf[key].integer(1, INT64_MAX); };
   GPTConfig c;
   c.vocab_size = size("vocab_size");
@@ -58,10 +58,14 @@ GPTConfig config_from_hf(const nlohmann::json& hf_json) {
   if (hf.has("n_inner") && !hf["n_inner"].is_null()) c.d_ff = size("n_inner");
   const std::string act =
       hf.has("activation_function") ? hf["activation_function"].string() : "gelu_new";
-  if (act == "gelu_new" || act == "gelu_pytorch_tanh") c.activation = ops::Activation::GeluTanh;
-  else if (act == "gelu") c.activation = ops::Activation::GeluErf;
-  else if (act == "relu") c.activation = ops::Activation::Relu;
-  else throw InputError("config.json: unsupported activation_function '" + act + "'");
+  if (act == "gelu_new" || act == "gelu_pytorch_tanh")
+    c.activation = ops::Activation::GeluTanh;
+  else if (act == "gelu")
+    c.activation = ops::Activation::GeluErf;
+  else if (act == "relu")
+    c.activation = ops::Activation::Relu;
+  else
+    throw InputError("config.json: unsupported activation_function '" + act + "'");
   if (hf.has("layer_norm_epsilon")) c.ln_eps = hf["layer_norm_epsilon"].float_number();
   if (hf.has("tie_word_embeddings")) c.tie_head = hf["tie_word_embeddings"].boolean();
   if (hf.has("resid_pdrop")) c.dropout = hf["resid_pdrop"].float_number();
@@ -71,7 +75,7 @@ GPTConfig config_from_hf(const nlohmann::json& hf_json) {
 }
 
 nlohmann::json config_to_hf(const GPTConfig& c) {
-  const char* act = c.activation == ops::Activation::GeluTanh ? "gelu_new"
+  const char* act = c.activation == ops::Activation::GeluTanh  ? "gelu_new"
                     : c.activation == ops::Activation::GeluErf ? "gelu"
                                                                : "relu";
   return {{"architectures", {"GPT2LMHeadModel"}},
@@ -98,7 +102,8 @@ bool is_hf_model_dir(const std::string& dir) {
 }
 
 std::unique_ptr<GPT> load_hf_gpt2(const std::string& dir) {
-  require(is_hf_model_dir(dir), dir + ": not a model folder (needs config.json and model.safetensors)");
+  require(is_hf_model_dir(dir),
+          dir + ": not a model folder (needs config.json and model.safetensors)");
   GPTConfig config;
   try {
     config = config_from_hf(read_json_file(dir + "/config.json"));
@@ -160,6 +165,12 @@ void save_hf_gpt2(GPT& model, const std::string& dir) {
   create_own_folder(dir);  // a link at dir is replaced, not written through
   save_safetensors(dir + "/model.safetensors", tensors, {{"format", "pt"}});
   write_file_atomic(dir + "/config.json", config_to_hf(c).dump(2) + "\n");
+}
+
+void write_hf_generation_config(int32_t eot, const std::string& dir) {
+  nlohmann::json g = {{"_from_model_config", true}};
+  if (eot >= 0) g.update({{"bos_token_id", eot}, {"eos_token_id", eot}});
+  write_file_atomic(dir + "/generation_config.json", g.dump(2) + "\n");
 }
 
 }  // namespace tinylm

@@ -9,9 +9,8 @@
 //     ignores and import uses, so import -> export -> import is bit-identical.
 #pragma once
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "model/gpt.h"
 
@@ -27,6 +26,10 @@ std::unique_ptr<GPT> load_hf_gpt2(const std::string& dir);
 // Writes DIR/config.json and DIR/model.safetensors (atomically; creates DIR, replacing
 // a symbolic link there: files/create_own_folder).
 void save_hf_gpt2(GPT& model, const std::string& dir);
+
+// Writes DIR/generation_config.json as save_pretrained does for a model that generates:
+// bos and eos are the tokenizer's <|endoftext|> id (none when eot < 0).
+void write_hf_generation_config(int32_t eot, const std::string& dir);
 
 // The tensors save_hf_gpt2 writes: HF names and layout, zero biases where tinylm has none
 // (for writers of other HF architectures built on the same body).

@@ -42,7 +42,8 @@ TEST(FinetuneCli, VerifyRejectsABadReferenceWithExitTwo) {
   fs::remove_all(dir);
 }
 
-// The merged folder holds the reference's merged weights and verifies as a plain model.
+// The merged folder holds the reference's merged weights and a generation config, and
+// verifies as a plain model.
 TEST(FinetuneCli, LoraMergeWritesTheMergedBase) {
   const std::string dir = fresh_dir("lora-merge");
   const std::string out = dir + "/merged";
@@ -67,6 +68,10 @@ TEST(FinetuneCli, LoraMergeWritesTheMergedBase) {
   }
   EXPECT_EQ(checked, 12);
   EXPECT_TRUE(fs::exists(out + "/config.json"));
+  // save_pretrained's generation_config.json: GPT-2's <|endoftext|> as bos and eos
+  const auto generation = nlohmann::json::parse(read_file(out + "/generation_config.json"));
+  EXPECT_EQ(generation["eos_token_id"], 50256);
+  EXPECT_EQ(generation["bos_token_id"], 50256);
 
   // A non-empty --out is refused (exit 2) and left as it was.
   r = run_tinylm(

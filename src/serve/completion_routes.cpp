@@ -10,6 +10,7 @@
 #include "serve/api_error.h"
 #include "serve/connection.h"
 #include "serve/openai_request.h"
+#include "tokenizer/stream_decoder.h"
 #include "util/error.h"
 
 namespace tinylm::serve {
@@ -166,7 +167,50 @@ std::vector<GenerationEvent> score_prompt(Engine& engine, const std::vector<int3
   return out;
 }
 
-// Queues one job per prompt and choice (ApiError 503 when the queue is full).
+// Prompt p's request for its choice k.
+GenerationRequest request_for(const Answer& a, size_t p, int64_t k) {
+  GenerationRequest r = a.params.generation;
+  r.prompt = a.params.prompts[p];
+  r.seed = choice_seed(a.params, static_cast<int64_t>(p), k);
+  return r;
+}
+
+// ApiError 400 naming the prompt when the engine would refuse prompt p (its ids, its
+// length).
+void check_prompt(const Answer& a, const Engine& engine, size_t p) {
+  try {
+    engine.check(request_for(a, p, 0));
+  } catch (const InputError& e) {
+    throw ApiError(400, e.what(), "invalid_request_error", "prompt");
+  }
+}
+
+// Queues one job per prompt and choice, each prompt scored first when echoed with
+// logprobs (ApiError 503 when the queue is full).
+void queue_choices(Answer& a, Engine& engine) {
+  for (size_t p = 0; p < a.params.prompts.size(); ++p) {
+    std::vector<GenerationEvent> scored_prompt;
+    if (a.params.echo && a.params.logprobs >= 0)
+      scored_prompt = score_prompt(engine, a.params.prompts[p], a.params.logprobs);
+    for (int64_t k = 0; k < a.params.n; ++k) {
+      Choice c;
+      c.index = static_cast<int64_t>(p) * a.params.n + k;
+      c.prompt = static_cast<int64_t>(p);
+      c.job = engine.submit(request_for(a, p, k));
+      if (!c.job)
+        throw ApiError(503, "the server is busy: every slot is taken and the queue is full",
+                       "server_error", "", "server_busy");
+      if (a.params.echo)
+        c.text = decode_generated(*a.model.tokenizer, a.params.prompts[p], /*after_text=*/false);
+      c.echoed = scored_prompt.size();
+      c.tokens = scored_prompt;
+      a.choices.push_back(std::move(c));
+    }
+  }
+}
+
+// Every prompt checked before any job is queued; a request refused part-way cancels the
+// jobs it queued, so no slot works for an answer nobody reads.
 void submit(Answer& a, Engine& engine) {
   const int64_t jobs = static_cast<int64_t>(a.params.prompts.size()) * a.params.n;
   if (jobs > engine.queue_limit())  // could never be queued at once: not worth a retry
@@ -175,33 +219,12 @@ void submit(Answer& a, Engine& engine) {
                        " generations (prompts x n); this server queues at most " +
                        std::to_string(engine.queue_limit()),
                    "invalid_request_error", "n");
-  for (size_t p = 0; p < a.params.prompts.size(); ++p) {
-    std::vector<GenerationEvent> scored_prompt;
-    if (a.params.echo && a.params.logprobs >= 0)
-      scored_prompt = score_prompt(engine, a.params.prompts[p], a.params.logprobs);
-    for (int64_t k = 0; k < a.params.n; ++k) {
-      GenerationRequest r = a.params.generation;
-      r.prompt = a.params.prompts[p];
-      r.seed = choice_seed(a.params, static_cast<int64_t>(p), k);
-      Choice c;
-      c.index = static_cast<int64_t>(p) * a.params.n + k;
-      c.prompt = static_cast<int64_t>(p);
-      try {
-        c.job = engine.submit(std::move(r));
-      } catch (const InputError& e) {  // the prompt: its ids, its length
-        a.cancel();
-        throw ApiError(400, e.what(), "invalid_request_error", "prompt");
-      }
-      if (!c.job) {
-        a.cancel();
-        throw ApiError(503, "the server is busy: every slot is taken and the queue is full",
-                       "server_error", "", "server_busy");
-      }
-      if (a.params.echo) c.text = a.model.tokenizer->decode(a.params.prompts[p]);
-      c.echoed = scored_prompt.size();
-      c.tokens = scored_prompt;
-      a.choices.push_back(std::move(c));
-    }
+  for (size_t p = 0; p < a.params.prompts.size(); ++p) check_prompt(a, engine, p);
+  try {
+    queue_choices(a, engine);
+  } catch (...) {
+    a.cancel();
+    throw;
   }
 }
 

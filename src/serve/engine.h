@@ -102,6 +102,8 @@ class Engine {
   // answers 503). InputError for a request it cannot run: an empty prompt, ids outside
   // the vocabulary, prompt + max_tokens beyond the context, bad sampling settings.
   std::shared_ptr<Job> submit(GenerationRequest request);
+  // The InputError submit would throw for request, if any (nothing is queued).
+  void check(const GenerationRequest& request) const;
   // Runs task(model) on the loop's thread between two steps (the model is the loop's
   // alone) and waits for it: the teaching routes read distributions and attention this
   // way. Exceptions reach the caller.
@@ -118,7 +120,6 @@ class Engine {
 
  private:
   struct Slot;
-  void check(const GenerationRequest& request) const;
   void loop();
   void admit();        // prefills queued requests into free slots
   void decode_step();  // one token for every busy slot

@@ -83,6 +83,37 @@ std::string status_text(int status) {
   }
 }
 
+// What is refused before the body is read: a path that is no route (404), a route asked
+// with another method (405 with Allow), and a body whose size no Content-Length tells in
+// advance, chunked (411) or compressed (415): httplib holds --max-body-bytes against the
+// Content-Length alone, and would read such a body whole, whatever its size.
+bool refused_before_the_body(const httplib::Request& req, httplib::Response& res) {
+  const std::string route = route_of(req.path);
+  if (route.empty()) {
+    send_error(res, ApiError(404, status_text(404)));
+    return true;
+  }
+  const std::string& allow = known_routes().at(route);
+  if (req.method != allow && !(allow == "GET" && req.method == "HEAD")) {
+    res.set_header("Allow", allow);
+    send_error(res, ApiError(405, status_text(405)));
+    return true;
+  }
+  if (req.has_header("Transfer-Encoding")) {
+    send_error(res, ApiError(411,
+                             "send the body with a Content-Length: chunked request bodies "
+                             "are not accepted"));
+    return true;
+  }
+  const std::string encoding = req.get_header_value("Content-Encoding");
+  if (!encoding.empty() && encoding != "identity") {
+    send_error(res, ApiError(415, "compressed request bodies (Content-Encoding: " + encoding +
+                                      ") are not accepted"));
+    return true;
+  }
+  return false;
+}
+
 // GET /: the playground page, always fetched fresh; its script talks to this server
 // (or another one the page is pointed at: connect-src *).
 void send_playground(httplib::Response& res) {
@@ -187,7 +218,11 @@ void Server::add_cors(const httplib::Request& req, httplib::Response& res) const
   res.set_header("Vary", "Origin");
   if (req.method == "OPTIONS") {
     res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
-    res.set_header("Access-Control-Allow-Headers", "Authorization, Content-Type");
+    // the headers the browser asks to send (the openai client adds its X-Stainless-*
+    // ones), as llama.cpp's server answers; the origin is already the allowed one
+    const std::string asked = req.get_header_value("Access-Control-Request-Headers");
+    res.set_header("Access-Control-Allow-Headers",
+                   asked.empty() ? "Authorization, Content-Type" : asked);
     res.set_header("Access-Control-Max-Age", "600");
   }
 }
@@ -199,8 +234,9 @@ void Server::count(const httplib::Request& req, const httplib::Response& res) {
   ++requests_[{route, res.status}];
 }
 
-// What every request passes through: CORS and OPTIONS, the API key and the loading
-// state before routing; the error bodies (404, 405 with Allow, 413) and exceptions after;
+// What every request passes through: CORS and OPTIONS, the API key, the loading state,
+// and the path, method and body framing before routing; the error bodies (413, and any
+// other status httplib answers itself) and exceptions after;
 // the count for /metrics once answered.
 void Server::hooks() {
   httplib::Server& s = *http_;
@@ -219,14 +255,10 @@ void Server::hooks() {
       send_error(res, ApiError(503, "Loading model", "unavailable_error"));
       return httplib::Server::HandlerResponse::Handled;
     }
-    return httplib::Server::HandlerResponse::Unhandled;
+    return refused_before_the_body(req, res) ? httplib::Server::HandlerResponse::Handled
+                                             : httplib::Server::HandlerResponse::Unhandled;
   });
-  s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    const std::string route = route_of(req.path);
-    if (res.status == 404 && !route.empty() && res.body.empty()) {  // a known route, asked
-      res.status = 405;                                             // with another method
-      res.set_header("Allow", known_routes().at(route));
-    }
+  s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) send_error(res, ApiError(res.status, status_text(res.status)));
   });
   s.set_exception_handler([](const httplib::Request&, httplib::Response& res,

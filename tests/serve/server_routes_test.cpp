@@ -1,8 +1,14 @@
 // What the HTTP side answers beyond the OpenAI shapes, over real sockets: a known route
-// asked with the wrong method, /metrics labels a client cannot choose, the bearer scheme in
-// any case, typed /tokenize fields, the playground's distribution after the samplers, a
-// client that hangs up before a non-streamed answer, and who may bind a server's port.
+// asked with the wrong method, bodies of untold size, a refused request that queues
+// nothing, the headers a browser's preflight asks for, /metrics labels a client cannot
+// choose, the bearer scheme in any case, typed /tokenize fields, the playground's
+// distribution after the samplers, a client that hangs up before a non-streamed answer,
+// and who may bind a server's port.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -32,6 +38,80 @@ TEST(ServerRoutes, AKnownRouteAskedWithAnotherMethodIs405) {
   EXPECT_EQ(put->get_header_value("Allow"), "GET");
   expect_error(c.Get("/v1/nothing-here"), 404);
   expect_error(c.Get("/v1/models/not-this-one"), 404, "model");
+}
+
+// The status line of the answer to `request`, written as it is on a new connection: for
+// requests httplib's client cannot send (no Content-Length, a chunked body, gzip).
+std::string raw_status_line(int port, const std::string& request) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string reply;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size())) {
+    char buf[512];
+    ssize_t n = 0;
+    while (reply.find("\r\n") == std::string::npos && (n = ::recv(fd, buf, sizeof buf, 0)) > 0)
+      reply.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return reply.substr(0, reply.find("\r\n"));
+}
+
+// httplib holds the body limit against the Content-Length alone: a chunked or compressed
+// body would be read whole (a 100 MB chunked body, a gzip bomb). Such bodies are refused
+// before a byte of them is read, and a path or method that is wrong is answered before
+// the body too (a POST without one included).
+TEST(ServerRoutes, ABodyOfUntoldSizeIsRefusedUnread) {
+  TestServer server;
+  const auto status = [&](const std::string& head) {
+    return raw_status_line(server.port(), head + "Host: 127.0.0.1\r\n\r\n");
+  };
+  EXPECT_EQ(status("POST /v1/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"),
+            "HTTP/1.1 411 Length Required");
+  EXPECT_EQ(status("POST /tokenize HTTP/1.1\r\nContent-Encoding: gzip\r\nContent-Length: 9\r\n"),
+            "HTTP/1.1 415 Unsupported Media Type");
+  EXPECT_EQ(status("POST /v1/models HTTP/1.1\r\n"), "HTTP/1.1 405 Method Not Allowed");
+  EXPECT_EQ(status("POST /made/up HTTP/1.1\r\n"), "HTTP/1.1 404 Not Found");
+  auto c = server.client();
+  expect_error(c.Post("/tokenize", {{"Content-Encoding", "gzip"}}, "xx", "application/json"), 415);
+  EXPECT_EQ(post(c, "/tokenize", {{"content", "Hi"}})->status, 200);
+  EXPECT_EQ(c.Post("/tokenize", {{"Content-Encoding", "identity"}}, R"({"content": "Hi"})",
+                   "application/json")
+                ->status,
+            200);
+}
+
+// A request refused for its second prompt queues nothing for its first: with one slot,
+// the next request's generation is the only one the engine ever ran.
+TEST(ServerRoutes, ARefusedRequestQueuesNothing) {
+  TestServer server({}, {.parallel = 1});
+  auto c = server.client();
+  const json bad = {
+      {"prompt", {{15496}, {99999}}}, {"max_tokens", 8}, {"n", 2}, {"echo", true}, {"logprobs", 0}};
+  expect_error(post(c, "/v1/completions", bad), 400, "prompt");
+  EXPECT_EQ(post(c, "/v1/completions", {{"prompt", "Hi"}, {"max_tokens", 1}})->status, 200);
+  const std::string metrics = c.Get("/metrics")->body;
+  EXPECT_EQ(testing::metric_in(metrics, "tinylm_generations_total"), "1") << metrics;
+  EXPECT_EQ(testing::metric_in(metrics, "tinylm_generations_cancelled_total"), "0") << metrics;
+}
+
+// A browser's preflight for the official openai client asks to send its X-Stainless-*
+// headers too: they are allowed, as llama.cpp's server allows what is asked.
+TEST(ServerRoutes, APreflightAllowsTheHeadersItAsksFor) {
+  ServerOptions o;
+  o.cors_origin = "*";
+  TestServer server(o);
+  auto c = server.client();
+  const std::string asked = "authorization,content-type,x-stainless-os,x-stainless-retry-count";
+  const auto pre = c.Options("/v1/completions", {{"Origin", "http://127.0.0.1:3000"},
+                                                 {"Access-Control-Request-Method", "POST"},
+                                                 {"Access-Control-Request-Headers", asked}});
+  ASSERT_TRUE(pre);
+  EXPECT_EQ(pre->status, 204);
+  EXPECT_EQ(pre->get_header_value("Access-Control-Allow-Headers"), asked);
 }
 
 // Paths a client makes up are counted as "other": a path can neither add lines to the

@@ -1,5 +1,5 @@
 // --f16, --bf16 and --q8: the weights decode steps read (nn/decode_weights.h), for the
-// verbs that generate (generate, sample, serve). With none, a GGUF file decodes at its
+// verbs that generate (generate, sample, respond, serve). With none, a GGUF file decodes at its
 // own precision (Q8_0, F16 or BF16 copies of its weights) and every other model with its
 // float32 weights.
 #pragma once

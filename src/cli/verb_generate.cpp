@@ -99,9 +99,10 @@ std::vector<int32_t> prompt_of(const GenerateArgs& a, const Tokenizer* tok, cons
     require(tok != nullptr, "--prompt: this model has no tokenizer; give --prompt-ids");
     prompt = tok->encode(a.prompt_text);
   }
+  const std::string flag = a.prompt_text.empty() ? "--prompt-ids" : "--prompt";
   for (int32_t id : prompt)
     require(id < model.config().vocab_size,
-            "--prompt-ids: id " + std::to_string(id) + " is outside the vocabulary (" +
+            flag + ": token id " + std::to_string(id) + " is outside the model's vocabulary (" +
                 std::to_string(model.config().vocab_size) + " tokens)");
   return prompt;
 }

@@ -1,7 +1,9 @@
 // tinylm respond --run RUN | --model SRC --instruction "..." [--input "..."] [--max-new-tokens N]
 #include <cstdio>
+#include <optional>
 
 #include "cli/cli_util.h"
+#include "cli/decode_flags.h"
 #include "cli/model_flags.h"
 #include "finetune/respond.h"
 #include "generate/generate.h"
@@ -20,9 +22,11 @@ int run_respond(int argc, char** argv) {
       "fine-tuning).",
       "tinylm respond"};
   ModelFlags source;
+  DecodeFlags decode;
   InstructionEntry entry;
-  int64_t max_new_tokens = -1;
+  std::optional<int64_t> max_new_tokens;
   add_model_flags(app, source);
+  add_decode_flags(app, decode);
   app.add_option("--instruction", entry.instruction, "the instruction")->required();
   app.add_option("--input", entry.input, "the input (optional)");
   app.add_option("--max-new-tokens", max_new_tokens,
@@ -32,12 +36,13 @@ int run_respond(int argc, char** argv) {
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
   require(!entry.instruction.empty(), "--instruction is empty");
-  require(max_new_tokens <= kMaxNewTokens,
+  require(!max_new_tokens || (*max_new_tokens >= 0 && *max_new_tokens <= kMaxNewTokens),
           "--max-new-tokens must be in [0, " + std::to_string(kMaxNewTokens) + "]");
   require(has_model(source), "pass --run RUN (an instruct run) or --model SRC");
   OpenedModel loaded = open_model(source);
   GPT& model = loaded.language_model("tinylm respond");
-  const int64_t n = max_new_tokens >= 0      ? max_new_tokens
+  model.set_decode_weights(chosen_decode_weights(decode, loaded));  // a GGUF file's own too
+  const int64_t n = max_new_tokens           ? *max_new_tokens
                     : loaded.finetune_config ? loaded.finetune_config->finetune.max_new_tokens
                                              : kDefaultResponseTokens;
   const std::string response = finetune::respond(model, *loaded.tokenizer, entry, n);

@@ -13,7 +13,8 @@ void validate(const SamplingOptions& o) {
   require(o.temperature > 0 && std::isfinite(o.temperature),
           "--temperature must be a positive, finite number (use --greedy for argmax)");
   require(o.top_k >= 0, "--top-k must be >= 0 (0 keeps every token)");
-  require(o.top_p > 0 && o.top_p <= 1, "--top-p must be in (0, 1]");
+  require(o.top_p >= 0 && o.top_p <= 1,
+          "--top-p must be in [0, 1] (0 keeps the most likely token alone)");
 }
 
 int32_t argmax(const float* logits, int64_t V) {

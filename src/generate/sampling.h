@@ -20,7 +20,7 @@ struct SamplingOptions {
   float top_p = 1.0f;
 };
 
-// Throws InputError naming the flag for temperature <= 0, top_k < 0, top_p outside (0, 1].
+// Throws InputError naming the flag for temperature <= 0, top_k < 0, top_p outside [0, 1].
 void validate(const SamplingOptions& o);
 
 int32_t argmax(const float* logits, int64_t V);

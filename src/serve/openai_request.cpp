@@ -239,8 +239,7 @@ SamplingOptions sampling_options(const json& body) {
   s.temperature = static_cast<float>(number(body, "temperature", 1.0, 0.0, 2.0));
   s.greedy = s.temperature == 0.0f;
   if (s.greedy) s.temperature = 1.0f;
-  s.top_p = static_cast<float>(number(body, "top_p", 1.0, 0.0, 1.0));
-  if (s.top_p <= 0.0f) throw bad_field("top_p", "'top_p' must be greater than 0");
+  s.top_p = static_cast<float>(number(body, "top_p", 1.0, 0.0, 1.0));  // 0: the top token
   s.top_k = integer(body, "top_k", 0, 0, std::numeric_limits<int32_t>::max());
   return s;
 }

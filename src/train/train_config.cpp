@@ -270,7 +270,7 @@ void check_sampling(const SampleSettings& sample) {
   require(sample.temperature > 0 && sample.temperature <= std::numeric_limits<float>::max(),
           "sample.temperature must be positive");
   require(sample.top_k >= 0, "sample.top_k must be >= 0 (0: all tokens)");
-  require(sample.top_p > 0 && sample.top_p <= 1, "sample.top_p must be in (0, 1]");
+  require(sample.top_p >= 0 && sample.top_p <= 1, "sample.top_p must be in [0, 1]");
 }
 
 }  // namespace

@@ -72,6 +72,25 @@ TEST(OpenModelCli, RespondAnswersWithAnyLanguageModel) {
               "respond --model tests/fixtures/gpt2-tiny --instruction hi "
               "--max-new-tokens 1000001",
               "--max-new-tokens must be in [0, 1000000]");
+  expect_exit(2, "respond --model tests/fixtures/gpt2-tiny --instruction hi --max-new-tokens -5",
+              "--max-new-tokens must be in [0, 1000000]");
+}
+
+// A Q8_0 file answers with its 8-bit weights, as generate, sample and serve decode it (the
+// float32 weights read back from it choose other tokens on this fixture).
+TEST(OpenModelCli, RespondDecodesAGgufFileAtItsOwnPrecision) {
+  const std::string dir = fresh_dir("respond-q8");
+  ASSERT_EQ(run_tinylm("export --model tests/fixtures/gpt2-tiny --format gguf --dtype q8_0 --out " +
+                       dir + "/tiny.gguf")
+                .code,
+            0);
+  const std::string respond =
+      "respond --model " + dir + "/tiny.gguf --instruction 'Name a color.' --max-new-tokens 40";
+  const RunResult own = run_tinylm(respond), q8 = run_tinylm(respond + " --q8");
+  ASSERT_EQ(own.code, 0) << own.output;
+  ASSERT_EQ(q8.code, 0) << q8.output;
+  EXPECT_EQ(own.output, q8.output);
+  fs::remove_all(dir);
 }
 
 // A classify fine-tuning run: the look-inside verbs work on its body, its exported

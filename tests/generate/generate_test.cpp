@@ -159,6 +159,10 @@ TEST(Sampling, GreedyTopKTopPAndTemperature) {
   SamplingOptions nucleus;
   nucleus.top_p = 0.5f;
   for (int i = 0; i < 50; ++i) EXPECT_EQ(sample_next(logits.data(), 4, nucleus, rng), 1);
+  // top-p 0 (OpenAI's and Hugging Face's range starts at 0): the most likely token alone.
+  nucleus.top_p = 0.0f;
+  EXPECT_NO_THROW(validate(nucleus));
+  EXPECT_EQ(sampling_candidates(logits.data(), 4, nucleus).ids, std::vector<int32_t>{1});
 
   // A very low temperature approaches greedy.
   SamplingOptions cold;
@@ -170,6 +174,8 @@ TEST(Sampling, GreedyTopKTopPAndTemperature) {
   EXPECT_THROW(validate(bad), InputError);
   bad = {};
   bad.top_p = 1.5f;
+  EXPECT_THROW(validate(bad), InputError);
+  bad.top_p = -0.1f;
   EXPECT_THROW(validate(bad), InputError);
 }
 

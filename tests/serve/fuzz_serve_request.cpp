@@ -47,7 +47,7 @@ void check(const CompletionParams& p) {
     if (prompt.empty() || static_cast<int64_t>(prompt.size()) + p.generation.max_tokens > kContext)
       std::abort();
   const SamplingOptions& s = p.generation.sampling;
-  if (!std::isfinite(s.temperature) || s.temperature <= 0 || s.top_k < 0 || !(s.top_p > 0) ||
+  if (!std::isfinite(s.temperature) || s.temperature <= 0 || s.top_k < 0 || !(s.top_p >= 0) ||
       s.top_p > 1 || p.generation.max_tokens < 0 || p.logprobs < -1 || p.logprobs > 20)
     std::abort();
 }

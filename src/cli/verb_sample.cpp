@@ -53,7 +53,10 @@ void add_sample_flags(CLI::App& app, SampleArgs& a) {
   app.add_flag("--greedy", a.opts.sampling.greedy, "always take the most likely token");
   app.add_option("--seed", a.seed, "random seed")->capture_default_str()->check(kSeed);
   app.add_option("--stop", a.stop, "stop when this text is generated (it is not printed)");
-  app.add_flag("--no-cache", a.no_cache, "recompute the whole context at every step (no KV cache)");
+  app.add_flag("--no-cache", a.no_cache,
+               "recompute the whole context at every step (no KV cache), with the float32 "
+               "weights (a GGUF file's read back as float32): it has no decode steps for "
+               "--f16, --bf16 or --q8");
   add_decode_flags(app, a.decode);
   add_device_option(app, a.device);
 }
@@ -67,6 +70,9 @@ void check_sample_args(SampleArgs& a) {
   require(a.opts.max_new_tokens >= 0 && a.opts.max_new_tokens <= kMaxNewTokens,
           "--max-new-tokens must be in [0, " + std::to_string(kMaxNewTokens) + "]");
   validate(a.opts.sampling);
+  require(!a.no_cache || !asked_decode_weights(a.decode),
+          "--no-cache recomputes every step with the float32 weights: it takes no --f16, "
+          "--bf16 or --q8 (those set what the cache's decode steps read)");
   a.opts.use_cache = !a.no_cache;
 }
 

@@ -90,6 +90,9 @@ TEST(OpenModelCli, RespondDecodesAGgufFileAtItsOwnPrecision) {
   ASSERT_EQ(own.code, 0) << own.output;
   ASSERT_EQ(q8.code, 0) << q8.output;
   EXPECT_EQ(own.output, q8.output);
+  // sample --no-cache runs no decode steps: a decode weights flag with it is refused
+  expect_exit(2, "sample --model " + dir + "/tiny.gguf --prompt Hi --no-cache --q8",
+              "--no-cache recomputes every step with the float32 weights");
   fs::remove_all(dir);
 }
 

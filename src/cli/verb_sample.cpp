@@ -95,6 +95,7 @@ int run_sample(int argc, char** argv) {
   model.set_decode_weights(chosen_decode_weights(a.decode, opened));
   std::vector<int32_t> ids = tokenizer.encode(a.prompt);
   require(!ids.empty(), "--prompt is empty after tokenization");
+  check_prompt(model, ids);  // before the prompt is shown
   GenerateOptions opts = a.opts;
   opts.stop_id = tokenizer.eot_id();
   std::fwrite(a.prompt.data(), 1, a.prompt.size(), stdout);

@@ -6,16 +6,21 @@
 
 namespace tinylm {
 
-std::vector<int32_t> generate(GPT& model, const std::vector<int32_t>& prompt,
-                              const GenerateOptions& options, Rng& rng,
-                              const std::function<bool(int32_t)>& on_token) {
+void check_prompt(const GPT& model, const std::vector<int32_t>& prompt) {
   require(!prompt.empty(), "generation needs a prompt of at least one token");
-  validate(options.sampling);
-  const int64_t block = model.config().block_size, V = model.config().vocab_size;
+  const int64_t V = model.config().vocab_size;
   for (int32_t id : prompt)
     require(id >= 0 && id < V, "prompt token id " + std::to_string(id) +
                                    " is outside the model's vocabulary (" + std::to_string(V) +
                                    " tokens)");
+}
+
+std::vector<int32_t> generate(GPT& model, const std::vector<int32_t>& prompt,
+                              const GenerateOptions& options, Rng& rng,
+                              const std::function<bool(int32_t)>& on_token) {
+  check_prompt(model, prompt);
+  validate(options.sampling);
+  const int64_t block = model.config().block_size, V = model.config().vocab_size;
   std::vector<int32_t> ids = prompt, out;
   KVCache cache(model.config(), model.device());
   for (int64_t i = 0; i < options.max_new_tokens; ++i) {

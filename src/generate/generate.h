@@ -19,9 +19,13 @@ inline constexpr int64_t kMaxNewTokens = 1000000;
 struct GenerateOptions {
   int64_t max_new_tokens = 32;
   SamplingOptions sampling;
-  int32_t stop_id = -1;  // stop after emitting this id (e.g. <|endoftext|>); -1: never
+  int32_t stop_id = -1;   // stop after emitting this id (e.g. <|endoftext|>); -1: never
   bool use_cache = true;  // KV cache; false recomputes the whole window at every step
 };
+
+// InputError for a prompt generate() refuses: empty, or an id outside the model's
+// vocabulary (a model smaller than its tokenizer). For checks before anything is shown.
+void check_prompt(const GPT& model, const std::vector<int32_t>& prompt);
 
 // Returns the new ids (not the prompt). on_token(id) is called as each id is chosen
 // (for streaming) and may return false to stop early.

@@ -1,6 +1,7 @@
 // tinylm generate and verify on the Hugging Face fixtures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
@@ -38,6 +39,21 @@ TEST(GenerateCli, APaddedVocabularysIdsAddNoText) {
   EXPECT_NE(t.output.find("[PAD50300]"), std::string::npos) << t.output;
   EXPECT_NE(t.output.find("generated: \"\""), std::string::npos) << t.output;
   std::filesystem::remove_all(dir);
+}
+
+// gpt2-micro has 512 ids, fewer than GPT-2's tokenizer: a prompt spelled past them is one
+// message naming the flag, and sample shows nothing of the prompt before it.
+TEST(GenerateCli, APromptPastTheModelsVocabularyIsOneMessage) {
+  for (const char* verb : {"generate", "sample"}) {
+    const RunResult r =
+        run_tinylm(std::string(verb) + " --model tests/fixtures/gpt2-micro --prompt Hello");
+    EXPECT_EQ(r.code, 2) << verb;
+    EXPECT_EQ(r.output.rfind(std::string("tinylm ") + verb + ": error: ", 0), 0u) << r.output;
+    EXPECT_NE(r.output.find("15496 is outside the model's vocabulary (512 tokens)"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  }
 }
 
 TEST(GenerateCli, TextPromptGivesTheReferenceContinuation) {

@@ -36,7 +36,7 @@ json props_json(const ServedModel& model, const Engine& engine) {
       {"context", engine.context()},
       // llama.cpp's server's names for the same
       {"total_slots", engine.parallel()},
-      {"model_path", model.source},
+      {"model_path", model.path},
       {"default_generation_settings", {{"n_ctx", engine.context()}}},
       {"defaults", {{"max_tokens", 16}, {"temperature", 1.0}, {"top_p", 1.0}, {"top_k", 0}}}};
 }

@@ -64,6 +64,7 @@ ServedModel served_model(const ServeOptions& options, const OpenedModel& loaded,
   ServedModel served;
   served.id = options.alias.empty() ? default_model_id(options.source) : options.alias;
   served.source = loaded.title();
+  served.path = loaded.source.path;
   served.model = &model;
   served.tokenizer = loaded.tokenizer.get();
   served.chat_template = chat_template_for(loaded);

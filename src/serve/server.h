@@ -49,8 +49,9 @@ int http_threads_for(const EngineOptions& engine);
 
 // The model a server answers with, once loaded.
 struct ServedModel {
-  std::string id;  // what /v1/models lists and requests name (--alias, else the source)
-  std::string source;
+  std::string id;      // what /v1/models lists and requests name (--alias, else the source)
+  std::string source;  // described: "PATH (a Hugging Face GPT-2 folder)"
+  std::string path;    // the folder, file or preset name as given (/props model_path)
   const GPT* model = nullptr;
   const Tokenizer* tokenizer = nullptr;
   ChatTemplate chat_template;

@@ -39,6 +39,7 @@ class TestServer {
     ServedModel served;
     served.id = "tiny";
     served.source = loaded_.title();
+    served.path = loaded_.source.path;
     served.model = loaded_.lm.get();
     served.tokenizer = loaded_.tokenizer.get();
     served.chat_template = chat_template_for(loaded_);  // as serve.cpp chooses it

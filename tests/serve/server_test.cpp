@@ -70,6 +70,7 @@ TEST(Server, HealthModelsAndProps) {
   EXPECT_EQ(props["context"], 64);
   EXPECT_EQ(props["default_generation_settings"]["n_ctx"], 64);  // llama.cpp's names
   EXPECT_EQ(props["total_slots"], props["slots"]);
+  EXPECT_EQ(props["model_path"], testing::kTinyGpt2);  // the path alone, as llama.cpp's
   EXPECT_EQ(props["tokenizer"], "gpt2");
   expect_error(c.Get("/nothing/here"), 404);
   expect_error(c.Get("/../../etc/passwd"), 404);

@@ -29,6 +29,7 @@ struct SampleArgs {
   DecodeFlags decode;
   uint64_t seed = 1337;
   bool no_cache = false;
+  bool default_prompt = true;  // no --prompt given: nanoGPT's "\n"
   SampleArgs() { opts.max_new_tokens = 200; }
 };
 
@@ -76,6 +77,23 @@ void check_sample_args(SampleArgs& a) {
   a.opts.use_cache = !a.no_cache;
 }
 
+// The prompt's ids; with no --prompt, a vocabulary that cannot spell the default "\n"
+// (a char model of text without newlines, the addition task) asks for one.
+std::vector<int32_t> prompt_ids(const Tokenizer& tokenizer, const SampleArgs& a) {
+  const std::string ask =
+      "no --prompt given, and this model's vocabulary cannot spell the "
+      "default \"\\n\": give --prompt TEXT";
+  std::vector<int32_t> ids;
+  try {
+    ids = tokenizer.encode(a.prompt);
+  } catch (const InputError&) {
+    if (a.default_prompt) throw InputError(ask);
+    throw;
+  }
+  require(!ids.empty(), a.default_prompt ? ask : "--prompt is empty after tokenization");
+  return ids;
+}
+
 }  // namespace
 
 int run_sample(int argc, char** argv) {
@@ -86,6 +104,7 @@ int run_sample(int argc, char** argv) {
   SampleArgs a;
   add_sample_flags(app, a);
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
+  a.default_prompt = app.count("--prompt") == 0;
   check_sample_args(a);
 
   OpenedModel opened = open_model(a.source);
@@ -93,8 +112,7 @@ int run_sample(int argc, char** argv) {
   opened.to(parse_device(a.device));
   const Tokenizer& tokenizer = *opened.tokenizer;
   model.set_decode_weights(chosen_decode_weights(a.decode, opened));
-  std::vector<int32_t> ids = tokenizer.encode(a.prompt);
-  require(!ids.empty(), "--prompt is empty after tokenization");
+  std::vector<int32_t> ids = prompt_ids(tokenizer, a);
   check_prompt(model, ids);  // before the prompt is shown
   GenerateOptions opts = a.opts;
   opts.stop_id = tokenizer.eot_id();

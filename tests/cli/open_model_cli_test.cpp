@@ -44,6 +44,8 @@ TEST(OpenModelCli, ARunOpensInEveryVerbThatReadsAModel) {
     EXPECT_EQ(r.code, 0) << args << "\n" << r.output;
   }
   expect_exit(2, "classify --run " + run + " --text 1+1=", "tinylm classify needs a classifier");
+  // sample's default prompt, nanoGPT's "\n", is not in the addition vocabulary
+  expect_exit(2, "sample --model " + run, "no --prompt given");
   expect_exit(2, "eval --model tests/fixtures/gpt2-tiny",
               "has no validation split of its own: pass --data");
   fs::remove_all(dir);

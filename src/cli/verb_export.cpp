@@ -26,10 +26,14 @@ int export_hf_folder(OpenedModel& opened, const std::string& out, bool merge) {
   return 0;
 }
 
-// "runs/shakespeare/" -> "shakespeare": general.name by default.
+// "runs/shakespeare/" and "runs/shakespeare/best.safetensors" -> "shakespeare":
+// general.name by default.
 std::string name_of(const std::string& source) {
-  const std::filesystem::path p = std::filesystem::path(source).lexically_normal();
-  return (p.has_filename() ? p.filename() : p.parent_path().filename()).string();
+  std::filesystem::path p = std::filesystem::path(source).lexically_normal();
+  if (!p.has_filename()) p = p.parent_path();                  // "runs/add/"
+  if (p.extension() == ".safetensors" && p.has_parent_path())  // a run's checkpoint file
+    p = p.parent_path();
+  return p.filename().string();
 }
 
 // --checkpoint best|last: that checkpoint file of a train run ("": the source as given,

@@ -2,6 +2,7 @@
 #include "export/hf_export.h"
 
 #include <filesystem>
+#include <vector>
 
 #include "finetune/hf_classifier.h"
 #include "lora/peft.h"
@@ -40,15 +41,22 @@ std::unique_ptr<GPT> with_learned_positions(GPT& model) {
 
 namespace {
 
-void write_language_model(GPT& model, const std::string& dir) {
-  require_hf_expressible(model.config());
+void write_language_model(GPT& model, const std::string& dir, int32_t eot) {
   std::unique_ptr<GPT> learned;
   GPT* m = &model;
   if (model.config().position != PositionEncoding::Learned) {
     learned = with_learned_positions(model);
     m = learned.get();
   }
-  save_hf_gpt2(*m, dir);
+  save_hf_gpt2(*m, dir, eot);
+}
+
+// The folders creating `parent` makes, deepest first (none when it exists).
+std::vector<fs::path> missing_folders(const fs::path& parent) {
+  std::vector<fs::path> missing;
+  for (fs::path p = parent; !p.empty() && !fs::exists(fs::symlink_status(p)); p = p.parent_path())
+    missing.push_back(p);
+  return missing;
 }
 
 // Makes --out as save_pretrained does: its parent created if needed, `write` filling a
@@ -58,16 +66,20 @@ template <typename Write>
 void write_folder(OpenedModel& opened, const std::string& out, HfExportSummary& s,
                   const Write& write) {
   const std::string parent = fs::path(out).parent_path().string();
+  const std::vector<fs::path> made = missing_folders(parent);
   if (!parent.empty()) create_folder(parent, "--out");
-  const std::string temp = make_temp_folder(out, "--out");
+  std::string temp;
   try {
+    temp = make_temp_folder(out, "--out");
     write(temp);
     if (opened.tokenizer)
       s.tokenizer_files =
           write_folder_tokenizer_files(*opened.tokenizer, opened.gpt().config().block_size, temp);
     publish_new_folder(temp, out);
   } catch (...) {
-    fs::remove_all(temp);
+    std::error_code ec;
+    if (!temp.empty()) fs::remove_all(temp, ec);
+    for (const fs::path& folder : made) fs::remove(folder, ec);  // if still empty
     throw;
   }
 }
@@ -97,16 +109,19 @@ HfExportSummary export_hf(OpenedModel& opened, const std::string& out, bool merg
     if (classifier_lora) classifier->merge_lora();
     s.merged_lora = true;
   }
-  if (opened.classifier) require_hf_expressible(opened.classifier->body().config());
+  GPT& body = opened.classifier ? opened.classifier->body()
+                                : opened.language_model("tinylm export --format hf");
+  require_hf_expressible(body.config());  // before anything is made
+  const int32_t eot = opened.tokenizer ? opened.tokenizer->eot_id() : kGpt2EndOfText;
   write_folder(opened, out, s, [&](const std::string& dir) {
     if (opened.classifier) {
-      finetune::save_hf_classifier(*opened.classifier, dir, opened.max_length);
+      finetune::save_hf_classifier(*opened.classifier, dir, opened.max_length, eot);
       s.architecture = "GPT2ForSequenceClassification";
     } else {
-      write_language_model(opened.language_model("tinylm export --format hf"), dir);
+      write_language_model(body, dir, eot);
       s.architecture = "GPT2LMHeadModel";
     }
-    write_hf_generation_config(opened.tokenizer ? opened.tokenizer->eot_id() : -1, dir);
+    write_hf_generation_config(eot, dir);
   });
   return s;
 }

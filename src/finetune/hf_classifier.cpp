@@ -113,7 +113,8 @@ void save_peft_classifier_adapter(SequenceClassifier& model, const std::string& 
                     {"SEQ_CLS", base, model.score.adapter ? nullptr : &model.score.weight});
 }
 
-void save_hf_classifier(SequenceClassifier& model, const std::string& dir, int64_t max_length) {
+void save_hf_classifier(SequenceClassifier& model, const std::string& dir, int64_t max_length,
+                        int32_t eot) {
   const ClassifierConfig& cc = model.config();
   require(!cc.head_bias,
           "the classifier's head has a bias, which transformers' "
@@ -122,7 +123,7 @@ void save_hf_classifier(SequenceClassifier& model, const std::string& dir, int64
   auto tensors = hf_tensors(model.body());
   tensors.emplace_back("score.weight", model.score.weight.value);
 
-  nlohmann::json config = config_to_hf(model.body().config());
+  nlohmann::json config = config_to_hf(model.body().config(), eot);
   config["architectures"] = {"GPT2ForSequenceClassification"};
   config["num_labels"] = cc.num_labels;
   nlohmann::json id2label = nlohmann::json::object(), label2id = nlohmann::json::object();

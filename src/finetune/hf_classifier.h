@@ -10,6 +10,7 @@
 #include <string>
 
 #include "finetune/classifier.h"
+#include "model/hf_gpt2.h"
 
 namespace tinylm::finetune {
 
@@ -25,8 +26,10 @@ std::unique_ptr<SequenceClassifier> load_hf_classifier(const std::string& dir);
 // symbolic link there: files/create_own_folder). InputError
 // for a head with a bias (transformers' `score` has none) or attached LoRA adapters
 // (merge them first, or save them with save_peft_adapter).
-// max_length: the length texts were cut and padded to in training (0: none).
-void save_hf_classifier(SequenceClassifier& model, const std::string& dir, int64_t max_length = 0);
+// max_length: the length texts were cut and padded to in training (0: none); eot: the
+// vocabulary's end of text (config.json's bos and eos; -1: none).
+void save_hf_classifier(SequenceClassifier& model, const std::string& dir, int64_t max_length = 0,
+                        int32_t eot = kGpt2EndOfText);
 
 // DIR/config.json's tinylm_max_length (0 when absent): what a classify run's texts were
 // padded to, so that tinylm pools the same position when it reads the folder back.

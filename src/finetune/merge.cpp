@@ -108,8 +108,9 @@ MergeSummary merge_adapter(GPT& base, const std::string& adapter, const std::str
   const MergeSummary summary = fold_adapter(base, nullptr, adapter);
   require_finite(base.parameters());
   write_merged_folder(out, tokenizer, base.config().block_size, [&](const std::string& dir) {
-    save_hf_gpt2(base, dir);
-    write_hf_generation_config(tokenizer ? tokenizer->eot_id() : -1, dir);
+    const int32_t eot = tokenizer ? tokenizer->eot_id() : kGpt2EndOfText;
+    save_hf_gpt2(base, dir, eot);
+    write_hf_generation_config(eot, dir);
   });
   return summary;
 }
@@ -123,7 +124,8 @@ MergeSummary merge_adapter(SequenceClassifier& base, const std::string& adapter,
   // The base's max_length travels (pooling does with the config): without it the merged
   // folder would read texts unpadded and pool another position than the run did.
   write_merged_folder(out, tokenizer, base.body().config().block_size, [&](const std::string& dir) {
-    save_hf_classifier(base, dir, base.config().max_length);
+    save_hf_classifier(base, dir, base.config().max_length,
+                       tokenizer ? tokenizer->eot_id() : kGpt2EndOfText);
   });
   return summary;
 }

@@ -74,27 +74,28 @@ GPTConfig config_from_hf(const nlohmann::json& hf_json) {
   return c;
 }
 
-nlohmann::json config_to_hf(const GPTConfig& c) {
+nlohmann::json config_to_hf(const GPTConfig& c, int32_t eot) {
   const char* act = c.activation == ops::Activation::GeluTanh  ? "gelu_new"
                     : c.activation == ops::Activation::GeluErf ? "gelu"
                                                                : "relu";
-  return {{"architectures", {"GPT2LMHeadModel"}},
-          {"model_type", "gpt2"},
-          {"vocab_size", c.vocab_size},
-          {"n_positions", c.block_size},
-          {"n_embd", c.d_model},
-          {"n_layer", c.n_layer},
-          {"n_head", c.n_head},
-          {"n_inner", c.d_ff > 0 ? nlohmann::json(c.d_ff) : nlohmann::json(nullptr)},
-          {"activation_function", act},
-          {"layer_norm_epsilon", shortest_decimal(c.ln_eps)},
-          {"tie_word_embeddings", c.tie_head},
-          {"resid_pdrop", shortest_decimal(c.dropout)},
-          {"embd_pdrop", shortest_decimal(c.dropout)},
-          {"attn_pdrop", shortest_decimal(c.attention_dropout())},
-          {"bos_token_id", 50256},
-          {"eos_token_id", 50256},
-          {"tinylm_config", c.to_json()}};
+  nlohmann::json config = {
+      {"architectures", {"GPT2LMHeadModel"}},
+      {"model_type", "gpt2"},
+      {"vocab_size", c.vocab_size},
+      {"n_positions", c.block_size},
+      {"n_embd", c.d_model},
+      {"n_layer", c.n_layer},
+      {"n_head", c.n_head},
+      {"n_inner", c.d_ff > 0 ? nlohmann::json(c.d_ff) : nlohmann::json(nullptr)},
+      {"activation_function", act},
+      {"layer_norm_epsilon", shortest_decimal(c.ln_eps)},
+      {"tie_word_embeddings", c.tie_head},
+      {"resid_pdrop", shortest_decimal(c.dropout)},
+      {"embd_pdrop", shortest_decimal(c.dropout)},
+      {"attn_pdrop", shortest_decimal(c.attention_dropout())},
+      {"tinylm_config", c.to_json()}};
+  if (eot >= 0) config.update({{"bos_token_id", eot}, {"eos_token_id", eot}});
+  return config;
 }
 
 bool is_hf_model_dir(const std::string& dir) {
@@ -159,12 +160,12 @@ std::vector<std::pair<std::string, Tensor>> hf_tensors(GPT& model) {
   return tensors;
 }
 
-void save_hf_gpt2(GPT& model, const std::string& dir) {
+void save_hf_gpt2(GPT& model, const std::string& dir, int32_t eot) {
   const GPTConfig& c = model.config();
   const auto tensors = hf_tensors(model);
   create_own_folder(dir);  // a link at dir is replaced, not written through
   save_safetensors(dir + "/model.safetensors", tensors, {{"format", "pt"}});
-  write_file_atomic(dir + "/config.json", config_to_hf(c).dump(2) + "\n");
+  write_file_atomic(dir + "/config.json", config_to_hf(c, eot).dump(2) + "\n");
 }
 
 void write_hf_generation_config(int32_t eot, const std::string& dir) {

@@ -18,14 +18,19 @@ namespace tinylm {
 
 // HF config.json -> GPTConfig (throws InputError naming the field on bad values).
 GPTConfig config_from_hf(const nlohmann::json& hf);
-nlohmann::json config_to_hf(const GPTConfig& c);
+// GPT-2's <|endoftext|>: the end of text of a folder read with GPT-2's tokenizer.
+inline constexpr int32_t kGpt2EndOfText = 50256;
+
+// config.json of c; bos_token_id and eos_token_id are eot, left out when eot < 0 (a
+// vocabulary without an end-of-text token).
+nlohmann::json config_to_hf(const GPTConfig& c, int32_t eot);
 
 // Loads DIR/config.json and DIR/model.safetensors.
 std::unique_ptr<GPT> load_hf_gpt2(const std::string& dir);
 
-// Writes DIR/config.json and DIR/model.safetensors (atomically; creates DIR, replacing
-// a symbolic link there: files/create_own_folder).
-void save_hf_gpt2(GPT& model, const std::string& dir);
+// Writes DIR/config.json (bos and eos eot, none when eot < 0) and DIR/model.safetensors
+// (atomically; creates DIR, replacing a symbolic link there: files/create_own_folder).
+void save_hf_gpt2(GPT& model, const std::string& dir, int32_t eot = kGpt2EndOfText);
 
 // Writes DIR/generation_config.json as save_pretrained does for a model that generates:
 // bos and eos are the tokenizer's <|endoftext|> id (none when eot < 0).

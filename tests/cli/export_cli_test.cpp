@@ -215,6 +215,10 @@ TEST(ExportCli, AFolderOfAnotherVocabularyReadsBackWithIt) {
       run_tinylm("export --model " + dir + "/run --format hf --out " + dir + "/hf/");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(file_exists(dir + "/hf/tinylm_tokenizer.json"));
+  // config.json's bos and eos are the vocabulary's end of text (<EOS>, 13), not GPT-2's
+  const auto config = nlohmann::json::parse(read_file(dir + "/hf/config.json"));
+  EXPECT_EQ(config["eos_token_id"], 13);
+  EXPECT_EQ(config["bos_token_id"], 13);
   const std::string greedy = " --prompt 12+34= --max-new-tokens 4 --greedy";
   const RunResult back = run_tinylm("generate --model " + dir + "/hf" + greedy);
   ASSERT_EQ(back.code, 0) << back.output;
@@ -255,6 +259,17 @@ TEST(ExportCli, CheckpointBestOrLastIsThatFile) {
   if (read_file(run + "/best.safetensors") != read_file(run + "/last.safetensors")) {
     EXPECT_FALSE(best_file == last_file);
   }
+  // a checkpoint file's GGUF is named after its run's folder, as the run's own is
+  const RunResult c = run_tinylm(
+      "train --quiet --config configs/shakespeare-char-cpu.json --out " + dir +
+      "/chars --set train.max_steps=2 --set train.eval_interval=2 --set train.eval_iters=1 "
+      "--set model.n_layer=1 --set model.d_model=16 --set model.n_head=2 "
+      "--set model.activation=gelu_tanh --set sample.max_new_tokens=0");
+  ASSERT_EQ(c.code, 0) << c.output;
+  const RunResult g = run_tinylm("export --model " + dir +
+                                 "/chars/last.safetensors --format gguf --out " + dir + "/c.gguf");
+  ASSERT_EQ(g.code, 0) << g.output;
+  EXPECT_EQ(load_gguf(dir + "/c.gguf").get_string("general.name"), "chars");
   expect_exit(
       2,
       "export --model tests/fixtures/gpt2-tiny --checkpoint best --format hf --out " + dir + "/c",

@@ -173,9 +173,9 @@ class ClassifyTask : public EpochTask {
 // The finished run: accuracies and the confusion matrix (results.json), report.html, and
 // the model for other tools: a PEFT adapter (under lora), then the merged model as a
 // transformers folder.
-void finish(SequenceClassifier& model, const ClassificationData& data, const FinetuneConfig& c,
-            const RunSession& session, ClassifyTask& task, const nlohmann::json& before,
-            bool quiet) {
+void finish(SequenceClassifier& model, const ClassificationData& data, const Tokenizer& tok,
+            const FinetuneConfig& c, const RunSession& session, ClassifyTask& task,
+            const nlohmann::json& before, bool quiet) {
   const FinetuneSettings& f = c.finetune;
   const std::string& dir = session.dir();
   const ParameterCounts counts = count_parameters(session.params());
@@ -209,7 +209,7 @@ void finish(SequenceClassifier& model, const ClassificationData& data, const Fin
           "GPT2ForSequenceClassification's score does not\n");
   } else if (model.body().config().position == PositionEncoding::Learned &&
              model.body().config().pre_ln) {
-    save_hf_classifier(model, dir + "/hf", data.max_length);
+    save_hf_classifier(model, dir + "/hf", data.max_length, tok.eot_id());
     if (!quiet)
       std::printf("wrote %s/hf (GPT2ForSequenceClassification)%s\n", dir.c_str(),
                   file_exists(dir + "/adapter/adapter_config.json")
@@ -289,7 +289,7 @@ int finetune_classify(const FinetuneConfig& config, const FinetuneOptions& optio
   const int code = run_training_loop(
       task, session, finetune_loop_settings(c, total, options.quiet, options.stop_after));
   if (code == 0 && session.step >= total && session.writes())
-    finish(*model, data, c, session, task, before, options.quiet);
+    finish(*model, data, tok, c, session, task, before, options.quiet);
   return code;
 }
 

@@ -69,7 +69,9 @@ void add_generate_flags(CLI::App& app, GenerateArgs& a) {
                  "folder with encoder.json + vocab.bpe (Hugging Face folders and presets; a run "
                  "has its own tokenizer)")
       ->capture_default_str();
-  app.add_option("--max-new-tokens", a.opts.max_new_tokens, "tokens to generate")
+  app.add_option("--max-new-tokens", a.opts.max_new_tokens,
+                 "tokens to generate; past the model's context, each step sees the last "
+                 "block_size tokens (as nanoGPT crops)")
       ->capture_default_str();
   app.add_flag("--greedy", a.opts.sampling.greedy, "argmax at every step");
   app.add_option("--temperature", a.opts.sampling.temperature, "softmax temperature")

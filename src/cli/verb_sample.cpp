@@ -42,7 +42,9 @@ void add_sample_flags(CLI::App& app, SampleArgs& a) {
       ->excludes("--run")
       ->excludes("--model");
   app.add_option("--prompt", a.prompt, "text to continue")->capture_default_str();
-  app.add_option("--max-new-tokens", a.opts.max_new_tokens, "tokens to generate")
+  app.add_option("--max-new-tokens", a.opts.max_new_tokens,
+                 "tokens to generate; past the model's context, each step sees the last "
+                 "block_size tokens (as nanoGPT crops)")
       ->capture_default_str();
   app.add_option("--temperature", a.opts.sampling.temperature, "softmax temperature")
       ->capture_default_str();

@@ -6,14 +6,16 @@ namespace tinylm::serve {
 
 namespace {
 
+// The system messages, joined by blank lines, take the preamble's place (none: Alpaca's).
 std::string render_alpaca(const std::vector<ChatMessage>& messages) {
-  std::string system = kAlpacaPreamble, turns;
+  std::string system, turns;
+  bool has_system = false;
   for (const ChatMessage& m : messages) {
-    if (m.role == "system") system = m.content;
+    if (m.role == "system") system += (has_system ? "\n\n" : "") + m.content, has_system = true;
     if (m.role == "user") turns += "\n\n### Instruction:\n" + m.content;
     if (m.role == "assistant") turns += kAlpacaResponseHeader + m.content;
   }
-  return system + turns + kAlpacaResponseHeader;
+  return (has_system ? system : std::string(kAlpacaPreamble)) + turns + kAlpacaResponseHeader;
 }
 
 std::string render_plain(const std::vector<ChatMessage>& messages) {

@@ -24,6 +24,11 @@ TEST(ChatTemplate, TurnsAndSystemMessages) {
             "\n\n### Response:\n");
   EXPECT_EQ(plain_template().render(chat),
             "Be brief.\n\nUser: Hi\nAssistant: Hello.\nUser: Bye\nAssistant:");
+  // several system messages: all of them, in order, as the plain template keeps them
+  const std::vector<ChatMessage> two = {
+      {"system", "Be brief."}, {"system", "Be kind."}, {"user", "Hi"}};
+  EXPECT_EQ(alpaca_template().render(two),
+            "Be brief.\n\nBe kind.\n\n### Instruction:\nHi\n\n### Response:\n");
   EXPECT_EQ(alpaca_template().stops(), std::vector<std::string>{"\n\n### Instruction:"});
   EXPECT_EQ(plain_template().stops(), std::vector<std::string>{"\nUser:"});
 }

@@ -54,17 +54,18 @@ void move_into_place(const std::string& tmp, const std::string& out) {
   throw InputError("--out " + out + ": cannot rename " + tmp + " to it: " + std::strerror(err));
 }
 
-// Lets `write` fill a new folder beside `out`, adds the tokenizer's files, then renames
-// that folder to `out`. On failure the new folder (made here, exclusively) is removed,
-// nothing else.
+// Lets `write` fill a new folder beside `out` (given the end-of-text id its config names:
+// the tokenizer's, GPT-2's for a base read with GPT-2's), adds the tokenizer's files, then
+// renames that folder to `out`. On failure the new folder (made here, exclusively) is
+// removed, nothing else.
 void write_merged_folder(const std::string& out, const Tokenizer* tokenizer,
                          int64_t model_max_length,
-                         const std::function<void(const std::string&)>& write) {
+                         const std::function<void(const std::string&, int32_t)>& write) {
   check_merge_out(out);
   if (!file_exists(parent_of(out))) create_folder(parent_of(out), "--out " + out);
   const std::string tmp = make_temp_folder(out, "--out");
   try {
-    write(tmp);
+    write(tmp, tokenizer ? tokenizer->eot_id() : kGpt2EndOfText);
     if (tokenizer) write_folder_tokenizer_files(*tokenizer, model_max_length, tmp);
     move_into_place(tmp, out);
   } catch (...) {
@@ -107,11 +108,11 @@ MergeSummary merge_adapter(GPT& base, const std::string& adapter, const std::str
   check_merge_out(out);
   const MergeSummary summary = fold_adapter(base, nullptr, adapter);
   require_finite(base.parameters());
-  write_merged_folder(out, tokenizer, base.config().block_size, [&](const std::string& dir) {
-    const int32_t eot = tokenizer ? tokenizer->eot_id() : kGpt2EndOfText;
-    save_hf_gpt2(base, dir, eot);
-    write_hf_generation_config(eot, dir);
-  });
+  write_merged_folder(out, tokenizer, base.config().block_size,
+                      [&](const std::string& dir, int32_t eot) {
+                        save_hf_gpt2(base, dir, eot);
+                        write_hf_generation_config(eot, dir);
+                      });
   return summary;
 }
 
@@ -123,10 +124,10 @@ MergeSummary merge_adapter(SequenceClassifier& base, const std::string& adapter,
   require_finite(base.parameters());
   // The base's max_length travels (pooling does with the config): without it the merged
   // folder would read texts unpadded and pool another position than the run did.
-  write_merged_folder(out, tokenizer, base.body().config().block_size, [&](const std::string& dir) {
-    save_hf_classifier(base, dir, base.config().max_length,
-                       tokenizer ? tokenizer->eot_id() : kGpt2EndOfText);
-  });
+  write_merged_folder(out, tokenizer, base.body().config().block_size,
+                      [&](const std::string& dir, int32_t eot) {
+                        save_hf_classifier(base, dir, base.config().max_length, eot);
+                      });
   return summary;
 }
 

@@ -45,6 +45,7 @@ Tensor Tensor::empty(const Shape& shape, Device device) {
   t.numel_ = shape_numel(shape);
   t.device_ = device;
   t.storage_ = device_storage(device, t.numel_);
+  t.capacity_ = t.numel_;
   return t;
 }
 
@@ -132,7 +133,12 @@ void Tensor::ensure_shape(const Shape& shape) {
 }
 
 void Tensor::ensure_shape(const Shape& shape, Device device) {
-  if (storage_ && shape == shape_ && device == device_) return;
+  const int64_t numel = shape_numel(shape);
+  if (storage_ && device == device_ && shape.size() <= 4 && numel <= capacity_) {
+    shape_ = shape;
+    numel_ = numel;
+    return;
+  }
   *this = empty(shape, device);
 }
 

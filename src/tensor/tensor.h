@@ -54,9 +54,12 @@ class Tensor {
   Tensor reshaped(Shape shape) const;
   void fill(float value);
   void zero() { fill(0.0f); }
-  // Reallocates (contents undefined) unless the tensor already has exactly this shape
-  // (and lives on `device`; the one-argument form keeps the tensor's device). Lets
-  // modules reuse their activation buffers from step to step.
+  // Gives the tensor this shape on `device` (the one-argument form keeps its device),
+  // contents undefined: keeps the buffer when it holds the new shape's numbers (the
+  // tensors sharing it then see the new contents), reallocates otherwise. A module's
+  // output buffers grow to the largest shape they are asked for and serve every smaller
+  // one: steps of one shape, and a prompt after decoding steps, allocate nothing. What a
+  // module returns is valid until its next call.
   void ensure_shape(const Shape& shape);
   void ensure_shape(const Shape& shape, Device device);
   // Copies values from a tensor of the same numel, on any device.
@@ -65,6 +68,7 @@ class Tensor {
  private:
   Shape shape_;
   int64_t numel_ = 0;
+  int64_t capacity_ = 0;  // floats in storage_ (>= numel_)
   Device device_ = Device::kCpu;
   std::shared_ptr<float[]> storage_;
 };

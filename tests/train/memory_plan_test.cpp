@@ -102,5 +102,29 @@ TEST(MeasuredMemoryPlan, DecodingStepsAfterTheFirstAllocateNothing) {
   }
 }
 
+// A prompt after decoding steps (a server's next request, a benchmark's next round) reads
+// the buffers the first prompt sized: every module's buffer keeps its largest shape and
+// serves the smaller ones. Before, each prompt after a decoding step allocated its
+// activations again, and the fresh pages faulted in during the prompt.
+TEST(MeasuredMemoryPlan, APromptAfterDecodingStepsAllocatesNothing) {
+  for (const nn::DecodeWeights type : {nn::DecodeWeights::kF32, nn::DecodeWeights::kQ8_0}) {
+    GPT model(small_config(0.0, true));
+    Rng rng(3);
+    model.init(rng);
+    model.set_decode_weights(type);
+    const std::vector<int32_t> ids = random_ids(kSeq, 65, rng);
+    KVCache first(model.config());
+    model.forward_cached(ids.data(), 40, first);  // past the row-invariant products' rows
+    for (int64_t t = 40; t < 44; ++t) model.forward_cached(ids.data() + t, 1, first);
+    for (const int64_t rows : {40, 24}) {  // the same prompt length, then a shorter one
+      KVCache next(model.config());
+      const int64_t allocations =
+          allocations_during([&] { model.forward_cached(ids.data(), rows, next); });
+      EXPECT_EQ(allocations, 0) << "a prompt of " << rows << " rows after decoding steps";
+      model.forward_cached(ids.data() + rows, 1, next);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tinylm

@@ -7,6 +7,7 @@
 
 #include "cuda/blas.cuh"
 #include "cuda/check.cuh"
+#include "cuda/cublas_library.h"
 #include "cuda/kernels.h"
 #include "cuda/launch.cuh"
 
@@ -50,7 +51,8 @@ int as_int(int64_t v, const char* what) {
 
 void check_cublas(cublasStatus_t status, const char* call) {
   if (status != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("cuBLAS: ") + call + ": " + cublasGetStatusString(status));
+    throw std::runtime_error(std::string("cuBLAS: ") + call + ": " +
+                             cublas().status_string(status));
 }
 
 cublasHandle_t blas_handle() {
@@ -58,14 +60,14 @@ cublasHandle_t blas_handle() {
   // runtime has shut down at exit.
   static const cublasHandle_t handle = [] {
     cublasHandle_t h = nullptr;
-    TINYLM_CUBLAS_CHECK(cublasCreate(&h));
-    TINYLM_CUBLAS_CHECK(cublasSetStream(h, nullptr));                // the default stream
-    TINYLM_CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));  // FP32, no TF32
+    TINYLM_CUBLAS_CHECK(cublas().create(&h));
+    TINYLM_CUBLAS_CHECK(cublas().set_stream(h, nullptr));                 // the default stream
+    TINYLM_CUBLAS_CHECK(cublas().set_math_mode(h, CUBLAS_DEFAULT_MATH));  // FP32, no TF32
     // cuBLAS's recommended workspace on Hopper (4 MiB before it): with less, it leaves
     // out some of its kernels (split-K among them). Never freed, as the handle.
     void* workspace = nullptr;
     TINYLM_CUDA_CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
-    TINYLM_CUBLAS_CHECK(cublasSetWorkspace(h, workspace, kWorkspaceBytes));
+    TINYLM_CUBLAS_CHECK(cublas().set_workspace(h, workspace, kWorkspaceBytes));
     return h;
   }();
   return handle;
@@ -95,12 +97,12 @@ void gemm(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_
   const int ldb = trans_b ? k : m;  // B stored [N, K] or [K, N]
   const int lda = trans_a ? n : k;  // A stored [K, M] or [M, K]
   if (sets.batch == 1) {
-    TINYLM_CUBLAS_CHECK(cublasGemmEx(blas_handle(), op_b, op_a, m, n, k, &alpha, B, CUDA_R_32F, ldb,
-                                     A, CUDA_R_32F, lda, &beta, C, CUDA_R_32F, m, compute_type(),
-                                     CUBLAS_GEMM_DEFAULT));
+    TINYLM_CUBLAS_CHECK(cublas().gemm_ex(blas_handle(), op_b, op_a, m, n, k, &alpha, B, CUDA_R_32F,
+                                         ldb, A, CUDA_R_32F, lda, &beta, C, CUDA_R_32F, m,
+                                         compute_type(), CUBLAS_GEMM_DEFAULT));
     return;
   }
-  TINYLM_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+  TINYLM_CUBLAS_CHECK(cublas().gemm_strided_batched_ex(
       blas_handle(), op_b, op_a, m, n, k, &alpha, B, CUDA_R_32F, ldb, sets.stride_b, A, CUDA_R_32F,
       lda, sets.stride_a, &beta, C, CUDA_R_32F, m, sets.stride_c, as_int(sets.batch, "batch"),
       compute_type(), CUBLAS_GEMM_DEFAULT));

@@ -80,14 +80,20 @@ TEST(MeasuredMemoryPlan, TrainingStepsAfterTheFirstAllocateNothing) {
   }
 }
 
+// A model without dropout, initialised from rng, that decodes with weights of `type`.
+GPT decoding_model(bool pre_ln, nn::DecodeWeights type, Rng& rng) {
+  GPT model(small_config(0.0, pre_ln));
+  model.init(rng);
+  model.set_decode_weights(type);
+  return model;
+}
+
 TEST(MeasuredMemoryPlan, DecodingStepsAfterTheFirstAllocateNothing) {
   for (const bool pre_ln : {true, false}) {
     for (const nn::DecodeWeights type : {nn::DecodeWeights::kF32, nn::DecodeWeights::kF16,
                                          nn::DecodeWeights::kBf16, nn::DecodeWeights::kQ8_0}) {
-      GPT model(small_config(0.0, pre_ln));
       Rng rng(2);
-      model.init(rng);
-      model.set_decode_weights(type);
+      GPT model = decoding_model(pre_ln, type, rng);
       const std::vector<int32_t> ids = random_ids(kSeq, 65, rng);
       KVCache cache(model.config());
       model.forward_cached(ids.data(), 8, cache);  // the prompt
@@ -108,10 +114,8 @@ TEST(MeasuredMemoryPlan, DecodingStepsAfterTheFirstAllocateNothing) {
 // activations again, and the fresh pages faulted in during the prompt.
 TEST(MeasuredMemoryPlan, APromptAfterDecodingStepsAllocatesNothing) {
   for (const nn::DecodeWeights type : {nn::DecodeWeights::kF32, nn::DecodeWeights::kQ8_0}) {
-    GPT model(small_config(0.0, true));
     Rng rng(3);
-    model.init(rng);
-    model.set_decode_weights(type);
+    GPT model = decoding_model(/*pre_ln=*/true, type, rng);
     const std::vector<int32_t> ids = random_ids(kSeq, 65, rng);
     KVCache first(model.config());
     model.forward_cached(ids.data(), 40, first);  // past the row-invariant products' rows

@@ -3,13 +3,13 @@
 //   linear_forward_16bit<Widen>: x [N, C], W [OC, C] 16-bit, b [OC] (may be null)
 //                                -> y [N, OC] = x W^T + b
 // Widen::lanes(w) gives the 8 floats of w[0 .. 8).
-// Four output rows are read together, so each step's 8 inputs are loaded once for them.
-// The next group of 4 rows is fetched into the cache while the first input row computes
-// (rows of a few hundred 16-bit values are too short a stream for the hardware
-// prefetcher). Each output is one dot product in a fixed order: 8 float lanes (a
-// zero-padded last step), one fused multiply-add per lane and step, the lanes added in
-// the fixed tree of ops/lanes.h, so the result does not depend on the instruction set,
-// the thread count or the other rows (row-invariant, as linear_forward_rows).
+// Each output row is read once, in order, and each output is one dot product in a fixed
+// order: steps of 8 float lanes (a zero-padded last step) spread over 4 partial sums
+// (step i into sum i % 4), one fused multiply-add per lane and step, the sums added as
+// (s0 + s1) + (s2 + s3) and the lanes in the fixed tree of ops/lanes.h, so the result
+// does not depend on the instruction set, the thread count or the other rows
+// (row-invariant, as linear_forward_rows). Rows are split over the threads in
+// contiguous ranges, so each thread streams its part of W front to back.
 // Internal to the two kernels' files: include it from a .cpp only.
 #pragma once
 #include <algorithm>
@@ -26,7 +26,8 @@ namespace tinylm::ops::linear_16bit {
 
 using lanes::kLanes;
 using Acc = lanes::Lanes;
-inline constexpr int kOutputs = 4;
+inline constexpr int kSplit = 4;      // partial sums per dot product
+inline constexpr int64_t kAhead = 4;  // rows between the one computing and the one fetched
 
 // a * b + c, one fused multiply-add per lane
 inline Acc fused(Acc a, Acc b, Acc c) {
@@ -55,39 +56,43 @@ inline Acc step(const uint16_t* w, const float* x, int64_t n, Acc acc) {
   return full_step<Widen>(wp, xp, acc);
 }
 
-// y[n, o0 + j] for every row n and j < outputs (<= kOutputs).
+// The dot product of one output row's 16-bit weights w [C] with one input row x [C]:
+// step i (inputs 8i .. 8i + 8, the last one zero-padded) goes into partial sum i % 4.
+// Four independent chains of multiply-adds hide the FMA latency while w streams in order.
+// With `ahead` (not null), the same span of another row is fetched into the cache, one
+// line per 32 weights.
 template <class Widen>
-void output_group(const float* x, const uint16_t* W, const float* b, float* y, int64_t N, int64_t C,
-                  int64_t OC, int64_t o0) {
-  const int outputs = static_cast<int>(std::min<int64_t>(kOutputs, OC - o0));
-  const uint16_t* w[kOutputs];
-  for (int j = 0; j < kOutputs; ++j) w[j] = W + (o0 + std::min(j, outputs - 1)) * C;
-  const char* next_group =
-      o0 + kOutputs < OC ? reinterpret_cast<const char*>(W + (o0 + kOutputs) * C) : nullptr;
-  for (int64_t n = 0; n < N; ++n) {
-    const char* next = n == 0 ? next_group : nullptr;
-    const float* xn = x + n * C;
-    Acc acc[kOutputs] = {};
-    int64_t k = 0;
-    for (; k + kLanes <= C; k += kLanes) {  // whole steps (accumulators stay in registers)
-      // the next group's 8 * C bytes, 64 per step
-      if (next) __builtin_prefetch(next + 2 * kOutputs * k);
+float dot(const uint16_t* w, const float* x, int64_t C, const uint16_t* ahead) {
+  Acc acc[kSplit] = {};
+  int64_t k = 0;
+  for (; k + kSplit * kLanes <= C; k += kSplit * kLanes) {  // four whole steps
+    if (ahead) __builtin_prefetch(ahead + k);
 #pragma GCC unroll 4
-      for (int j = 0; j < kOutputs; ++j) acc[j] = full_step<Widen>(w[j] + k, xn + k, acc[j]);
-    }
-    if (k < C)  // the zero-padded last step
-      for (int j = 0; j < kOutputs; ++j) acc[j] = step<Widen>(w[j] + k, xn + k, C - k, acc[j]);
-    for (int j = 0; j < outputs; ++j)
-      y[n * OC + o0 + j] = lanes::sum_lanes(acc[j]) + (b ? b[o0 + j] : 0.0f);
+    for (int s = 0; s < kSplit; ++s)
+      acc[s] = full_step<Widen>(w + k + s * kLanes, x + k + s * kLanes, acc[s]);
   }
+  for (int s = 0; k < C; k += kLanes, ++s)  // up to three steps more, the last one padded
+    acc[s] = step<Widen>(w + k, x + k, std::min<int64_t>(kLanes, C - k), acc[s]);
+  return lanes::sum_lanes((acc[0] + acc[1]) + (acc[2] + acc[3]));
+}
+
+// y[n, o] for every row n. While the first row computes, the weights kAhead rows further
+// on are fetched (the hardware prefetcher alone ramps up too slowly over rows of a few
+// hundred weights).
+template <class Widen>
+void output_row(const float* x, const uint16_t* W, const float* b, float* y, int64_t N, int64_t C,
+                int64_t OC, int64_t o) {
+  const uint16_t* w = W + o * C;
+  const uint16_t* ahead = o + kAhead < OC ? W + (o + kAhead) * C : nullptr;
+  for (int64_t n = 0; n < N; ++n)
+    y[n * OC + o] = dot<Widen>(w, x + n * C, C, n == 0 ? ahead : nullptr) + (b ? b[o] : 0.0f);
 }
 
 template <class Widen>
 void linear_forward_16bit(const float* x, const uint16_t* W, const float* b, float* y, int64_t N,
                           int64_t C, int64_t OC) {
-  const int64_t groups = (OC + kOutputs - 1) / kOutputs;
 #pragma omp parallel for schedule(static) if (OC * C >= (1 << 16))
-  for (int64_t g = 0; g < groups; ++g) output_group<Widen>(x, W, b, y, N, C, OC, g * kOutputs);
+  for (int64_t o = 0; o < OC; ++o) output_row<Widen>(x, W, b, y, N, C, OC, o);
 }
 
 }  // namespace tinylm::ops::linear_16bit

@@ -40,6 +40,18 @@ inline Lanes broadcast(float s) {
   return Lanes{s, s, s, s, s, s, s, s};
 }
 
+// acc + a * b, rounded once (a fused multiply-add) where the build has FMA, twice where
+// not. Explicit, because GCC decides by itself which `acc += a * b` it fuses: for
+// AMD's Zen it leaves a loop's single chain of them unfused (tuning: FMA chains), which
+// would round a kernel's one-accumulator path differently from its many-accumulator one.
+inline Lanes multiply_add(const Lanes& acc, const Lanes& a, const Lanes& b) {
+#if defined(__FMA__)
+  return __builtin_ia32_vfmaddps256(a, b, acc);
+#else
+  return acc + a * b;
+#endif
+}
+
 // A fixed tree: ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7)), as shuffles of halves
 // (which stay in registers; taking the lanes one by one goes through memory).
 inline float sum_lanes(const Lanes& v) {

@@ -7,6 +7,10 @@
 // the way one decoding step serves every sequence in the batch, while the block two ahead
 // is fetched into the cache (one step's products take about as long as its weights take
 // to arrive, so the two overlap only when the fetching runs all along).
+// One row alone (decoding one sequence) sums in the same order but reads W differently:
+// each thread streams its part of W front to back, one output after another, left to the
+// hardware's prefetcher; one stream arrives faster than four W rows side by side, and
+// faster with no fetching of our own (docs/performance.md section 19).
 #include <algorithm>
 
 #include "ops/lanes.h"
@@ -34,15 +38,15 @@ template <int NR>
   for (int j = 0; j < kOutputs; ++j) {
     Lanes wv = n == kLanes ? load(w[j] + k) : load(w[j] + k, n);
     in_register(wv);
-    for (int i = 0; i < NR; ++i) acc[i][j] += xv[i] * wv;
+    for (int i = 0; i < NR; ++i) acc[i][j] = multiply_add(acc[i][j], xv[i], wv);
   }
 }
 
 // y[i, o0 + j] for i < NR rows, j < outputs (<= kOutputs).
 // next: the W rows of the block two ahead, fetched into the cache meanwhile (with Fetch).
 template <int NR, bool Fetch>
-void block(const float* x, const float* W, const float* b, float* y, int64_t C,
-                             int64_t OC, int64_t o0, int outputs, const float* next) {
+void block(const float* x, const float* W, const float* b, float* y, int64_t C, int64_t OC,
+           int64_t o0, int outputs, const float* next) {
   const float* w[kOutputs];
   for (int j = 0; j < kOutputs; ++j) w[j] = W + (o0 + std::min(j, outputs - 1)) * C;
   Lanes acc[NR][kOutputs] = {};
@@ -78,10 +82,36 @@ void output_block(const float* x, const float* W, const float* b, float* y, int6
   if (N - n == 1) rows.template operator()<1>(n);
 }
 
+// acc += x[k .. k + n) * w[k .. k + n) (n < 8: zero-padded), rounded as the block's steps.
+[[gnu::always_inline]] inline void one_step(const float* x, const float* w, int64_t k, int64_t n,
+                                            Lanes& acc) {
+  Lanes xv = n == kLanes ? load(x + k) : load(x + k, n);
+  in_register(xv);
+  Lanes wv = n == kLanes ? load(w + k) : load(w + k, n);
+  in_register(wv);
+  acc = multiply_add(acc, xv, wv);
+}
+
+// y[o] for one row x: the dot product of x and W row o, 4 steps per turn.
+void one_output(const float* x, const float* W, const float* b, float* y, int64_t C, int64_t o) {
+  const float* w = W + o * C;
+  Lanes acc = {};
+  int64_t k = 0;
+  for (; k + 4 * kLanes <= C; k += 4 * kLanes)
+    for (int s = 0; s < 4; ++s) one_step(x, w, k + s * kLanes, kLanes, acc);
+  for (; k < C; k += kLanes) one_step(x, w, k, std::min(kLanes, C - k), acc);
+  y[o] = sum_lanes(acc) + (b ? b[o] : 0.0f);
+}
+
 }  // namespace
 
 void linear_forward_rows(const float* x, const float* W, const float* b, float* y, int64_t N,
                          int64_t C, int64_t OC) {
+  if (N == 1) {
+#pragma omp parallel for schedule(static) if (OC * C >= (1 << 16))
+    for (int64_t o = 0; o < OC; ++o) one_output(x, W, b, y, C, o);
+    return;
+  }
   const int64_t blocks = (OC + kOutputs - 1) / kOutputs;
 #pragma omp parallel for schedule(static) if (OC * C >= (1 << 16))
   for (int64_t blk = 0; blk < blocks; ++blk) output_block(x, W, b, y, N, C, OC, blk * kOutputs);

@@ -86,7 +86,8 @@ TEST(Linear, ForwardByHand) {
 // (batched decoding relies on it), and close to the reference.
 TEST(Linear, FewRowsAreEachComputedAlone) {
   Rng rng(5);
-  for (auto [C, OC] : {std::pair<int64_t, int64_t>{1, 1}, {7, 5}, {37, 53}, {64, 96}, {129, 33}}) {
+  for (auto [C, OC] :
+       {std::pair<int64_t, int64_t>{1, 1}, {7, 5}, {37, 53}, {64, 96}, {129, 33}, {200, 400}}) {
     const int64_t N = kRowInvariantMaxRows;
     const auto x = random_vec(N * C, rng), W = random_vec(OC * C, rng, 0.3f),
                b = random_vec(OC, rng);

@@ -33,6 +33,16 @@ inline void half_one_plus_tanh(float u, float& s, float& one_minus_s) {
   one_minus_s = (positive ? e : 1.0f) / (1.0f + e);
 }
 
+inline float gelu_tanh(float v) {
+  float s, one_minus_s;
+  half_one_plus_tanh(kSqrt2OverPi * (v + kGeluCoef * v * v * v), s, one_minus_s);
+  return v * s;
+}
+
+inline float gelu_erf(float v) {
+  return 0.5f * v * (1.0f + std::erf(v * kInvSqrt2));
+}
+
 }  // namespace
 
 Activation parse_activation(const std::string& name) {
@@ -56,23 +66,36 @@ std::string activation_name(Activation a) {
 }
 
 void activation_forward(Activation a, const float* x, float* y, int64_t N) {
+  // Each case's loop twice, over the threads or (a decoding row) in this thread alone:
+  // an OpenMP region with a false `if` still costs a team of one (ops/parallel_for.h).
+  const bool parallel = N >= kMinParallel;
   switch (a) {
     case Activation::GeluTanh:
-#pragma omp parallel for simd schedule(static) if (N >= kMinParallel)
-      for (int64_t i = 0; i < N; ++i) {
-        const float v = x[i];
-        float s, one_minus_s;
-        half_one_plus_tanh(kSqrt2OverPi * (v + kGeluCoef * v * v * v), s, one_minus_s);
-        y[i] = v * s;
+      if (parallel) {
+#pragma omp parallel for simd schedule(static)
+        for (int64_t i = 0; i < N; ++i) y[i] = gelu_tanh(x[i]);
+      } else {
+#pragma omp simd
+        for (int64_t i = 0; i < N; ++i) y[i] = gelu_tanh(x[i]);
       }
       break;
     case Activation::GeluErf:
-#pragma omp parallel for simd schedule(static) if (N >= kMinParallel)
-      for (int64_t i = 0; i < N; ++i) y[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * kInvSqrt2));
+      if (parallel) {
+#pragma omp parallel for simd schedule(static)
+        for (int64_t i = 0; i < N; ++i) y[i] = gelu_erf(x[i]);
+      } else {
+#pragma omp simd
+        for (int64_t i = 0; i < N; ++i) y[i] = gelu_erf(x[i]);
+      }
       break;
     case Activation::Relu:
-#pragma omp parallel for simd schedule(static) if (N >= kMinParallel)
-      for (int64_t i = 0; i < N; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+      if (parallel) {
+#pragma omp parallel for simd schedule(static)
+        for (int64_t i = 0; i < N; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+      } else {
+#pragma omp simd
+        for (int64_t i = 0; i < N; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+      }
       break;
   }
 }

@@ -91,29 +91,35 @@ void attention_forward(const float* q, const float* k, const float* v, float* y,
 
   thread_local std::vector<float> pool;        // kept from call to call
   ThreadScratch scratch(pool, drop ? TT : 0);  // A' for one set, per thread
-#pragma omp parallel if (N > 1)
+  // Set n, with `dropped` this thread's room for A'.
+  const auto one_set = [&](int64_t n, float* dropped) {
+    float* A = att + n * TT;
+    const float* add = mask.additive ? mask.additive + (n / per_mask) * TT : nullptr;
+    if (Tq == 1 && !drop) {  // a decoding step
+      attention_one_query(q + n * Dk, k + n * Tk * Dk, v + n * Tk * Dv, y + n * Dv, A, Tk, Dk, Dv,
+                          scale, add);
+      return;
+    }
+    matmul(q + n * Tq * Dk, k + n * Tk * Dk, A, Tq, Tk, Dk, false, /*trans_b=*/true, scale);
+    masked_softmax(A, add, mask.causal, Tq, Tk, parallel_rows);
+    const float* weights = A;
+    if (drop) {
+      const float* dm = drop_mask + n * TT;
+#pragma omp simd
+      for (int64_t i = 0; i < TT; ++i) dropped[i] = A[i] * dm[i];
+      weights = dropped;
+    }
+    matmul(weights, v + n * Tk * Dv, y + n * Tq * Dv, Tq, Dv, Tk);
+  };
+  if (N == 1) {  // no region: one set is often one head of a decoding step, inside the
+    one_set(0, scratch.mine());  // caller's region over heads (ops/parallel_for.h)
+    return;
+  }
+#pragma omp parallel
   {
     float* dropped = scratch.mine();
 #pragma omp for schedule(static)
-    for (int64_t n = 0; n < N; ++n) {
-      float* A = att + n * TT;
-      const float* add = mask.additive ? mask.additive + (n / per_mask) * TT : nullptr;
-      if (Tq == 1 && !drop) {  // a decoding step
-        attention_one_query(q + n * Dk, k + n * Tk * Dk, v + n * Tk * Dv, y + n * Dv, A, Tk, Dk, Dv,
-                            scale, add);
-        continue;
-      }
-      matmul(q + n * Tq * Dk, k + n * Tk * Dk, A, Tq, Tk, Dk, false, /*trans_b=*/true, scale);
-      masked_softmax(A, add, mask.causal, Tq, Tk, parallel_rows);
-      const float* weights = A;
-      if (drop) {
-        const float* dm = drop_mask + n * TT;
-#pragma omp simd
-        for (int64_t i = 0; i < TT; ++i) dropped[i] = A[i] * dm[i];
-        weights = dropped;
-      }
-      matmul(weights, v + n * Tk * Dv, y + n * Tq * Dv, Tq, Dv, Tk);
-    }
+    for (int64_t n = 0; n < N; ++n) one_set(n, dropped);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <string>
 
+#include "ops/parallel_for.h"
 #include "util/error.h"
 
 namespace tinylm::ops {
@@ -30,11 +31,10 @@ void check_ids(const int32_t* ids, int64_t N, int64_t V) {
 void embedding_forward(const int32_t* ids, const float* table, float* y, int64_t N, int64_t V,
                        int64_t C) {
   check_ids(ids, N, V);
-#pragma omp parallel for schedule(static) if (N > 1 && N * C >= kMinParallel)
-  for (int64_t i = 0; i < N; ++i) {
+  parallel_for(N, N > 1 && N * C >= kMinParallel, [&](int64_t i) {
     const float* row = table + static_cast<int64_t>(ids[i]) * C;
     std::copy(row, row + C, y + i * C);
-  }
+  });
 }
 
 void embedding_backward(const float* dy, const int32_t* ids, float* dtable, int64_t N, int64_t V,

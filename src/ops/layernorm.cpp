@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ops/parallel_for.h"
+
 namespace tinylm::ops {
 namespace {
 constexpr int64_t kMinParallel = 1 << 14;  // below this many elements, stay serial
@@ -18,8 +20,7 @@ constexpr int64_t kMinParallel = 1 << 14;  // below this many elements, stay ser
 
 void layernorm_forward(const float* x, const float* w, const float* b, float* y, float* mean,
                        float* rstd, int64_t N, int64_t C, float eps) {
-#pragma omp parallel for schedule(static) if (N > 1 && N * C >= kMinParallel)
-  for (int64_t i = 0; i < N; ++i) {
+  parallel_for(N, N > 1 && N * C >= kMinParallel, [&](int64_t i) {
     const float* xr = x + i * C;
     float* yr = y + i * C;
     float sum = 0.0f;
@@ -39,7 +40,7 @@ void layernorm_forward(const float* x, const float* w, const float* b, float* y,
     }
     mean[i] = mu;
     rstd[i] = rs;
-  }
+  });
 }
 
 void layernorm_backward(const float* dy, const float* x, const float* w, const float* mean,

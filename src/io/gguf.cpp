@@ -287,6 +287,16 @@ double Gguf::get_number(std::string_view key) const {
   return v.floats[0];
 }
 
+void add_quantization_version(Gguf& gguf) {
+  const bool quantized = std::any_of(gguf.tensors.begin(), gguf.tensors.end(),
+                                     [](const GgufTensor& t) { return ggml_block_size(t.type) > 1; });
+  if (!quantized || gguf.find("general.quantization_version")) return;
+  auto at = std::find_if(gguf.metadata.begin(), gguf.metadata.end(),
+                         [](const auto& kv) { return kv.first == "general.file_type"; });
+  if (at != gguf.metadata.end()) ++at;
+  gguf.metadata.insert(at, {"general.quantization_version", GgufValue::u32(kGgmlQuantizationVersion)});
+}
+
 GgufTensor gguf_tensor(const std::string& name, const Tensor& values, GgmlType type) {
   GgufTensor t;
   t.name = name;

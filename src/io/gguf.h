@@ -107,6 +107,14 @@ struct Gguf {
 // ne = {cols, rows}); the innermost size must be a whole number of blocks.
 GgufTensor gguf_tensor(const std::string& name, const Tensor& values, GgmlType type);
 
+// ggml's quantization format version (GGML_QNT_VERSION), which a file with a quantized
+// tensor (a block type: Q8_0) names in "general.quantization_version" (a uint32), as the
+// GGUF spec and llama.cpp's quantizer write it.
+inline constexpr uint32_t kGgmlQuantizationVersion = 2;
+// Adds general.quantization_version after general.file_type (or at the end) when one of
+// the tensors is quantized; a file of float types only is left as it is.
+void add_quantization_version(Gguf& gguf);
+
 // Parses the bytes of a GGUF file; `what` names it in messages.
 Gguf parse_gguf(std::string_view bytes, const std::string& what);
 Gguf load_gguf(const std::string& path);

@@ -95,6 +95,7 @@ Gguf gpt_to_gguf(GPT& model, GgmlType type, const std::string& name) {
     const Tensor bias = it != params.end() ? it->second->value : Tensor::zeros({size});
     g.tensors.push_back(gguf_tensor(theirs + ".bias", bias, GgmlType::kF32));
   }
+  add_quantization_version(g);
   return g;
 }
 

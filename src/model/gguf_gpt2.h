@@ -17,7 +17,8 @@
 // model without some biases gets zero biases (the same function); sinusoidal positions
 // are written as their table (the same numbers).
 //
-// Metadata: general.architecture "gpt2", general.name, general.file_type, and
+// Metadata: general.architecture "gpt2", general.name, general.file_type (and
+// general.quantization_version 2 when a matrix is Q8_0, as llama.cpp writes it), and
 // gpt2.{context_length, embedding_length, feed_forward_length, block_count,
 // attention.head_count, attention.layer_norm_epsilon}. The tokenizer's keys are written
 // by the caller (the model knows no tokenizer).

@@ -1,6 +1,7 @@
 // tinylm generate --model SRC (--prompt TEXT | --prompt-ids 1,2,3) --max-new-tokens N
-//   [--greedy] [--print-ids] ...: Hugging Face GPT-2 folders and presets speak GPT-2's BPE
-//   (tokenizer/bpe_tokenizer.h, from --vocab-dir); runs their own tokenizer.
+//   [--greedy] [--print-ids] [--logprobs N] ...: Hugging Face GPT-2 folders and presets
+//   speak GPT-2's BPE (tokenizer/bpe_tokenizer.h, from --vocab-dir); runs their own
+//   tokenizer.
 #include <chrono>
 #include <cstdio>
 
@@ -8,6 +9,7 @@
 #include "cli/decode_flags.h"
 #include "generate/generate.h"
 #include "open/open_model.h"
+#include "serve/logprobs.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/stream_decoder.h"
 #include "tokenizer/token_id_list.h"
@@ -54,8 +56,11 @@ struct GenerateArgs {
   GenerateOptions opts;
   DecodeFlags decode;
   uint64_t seed = 1337;
+  int logprobs = 0;  // top alternatives printed per generated token (0: no logprobs lines)
   bool print_ids = false, timings = false;
 };
+
+constexpr int kMaxLogprobs = 20;  // as the OpenAI API's top_logprobs
 
 void add_generate_flags(CLI::App& app, GenerateArgs& a) {
   app.add_option("--model", a.model_dir,
@@ -83,6 +88,11 @@ void add_generate_flags(CLI::App& app, GenerateArgs& a) {
   app.add_option("--seed", a.seed, "random seed for sampling")->capture_default_str()->check(kSeed);
   app.add_flag("--print-ids", a.print_ids,
                "also print the generated ids, comma-separated, on one line");
+  app.add_option("--logprobs", a.logprobs,
+                 "after the output, one line per generated token: its log-probability under the "
+                 "model (before temperature, top-k and top-p) and the N most likely tokens with "
+                 "theirs, as the OpenAI API's logprobs")
+      ->check(CLI::Range(0, kMaxLogprobs));
   app.add_flag("--timings", a.timings,
                "print the prompt's and the decoding's tokens/s to stderr (wall time; the "
                "first token's wait is the prompt's)");
@@ -125,6 +135,17 @@ void print_generated(const GenerateArgs& a, const Tokenizer* tok, const GPT& mod
   std::printf("\n");
 }
 
+// One line per generated token: "logprobs: ID LOGPROB; top ID LOGPROB, ID LOGPROB, ...".
+void print_logprobs(const std::vector<serve::ScoredToken>& steps,
+                    const std::vector<int32_t>& out) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    std::printf("logprobs: %d %.6f; top", out[i], steps[i].logprob);
+    for (size_t k = 0; k < steps[i].top.size(); ++k)
+      std::printf("%s %d %.6f", k ? "," : "", steps[i].top[k].id, steps[i].top[k].logprob);
+    std::printf("\n");
+  }
+}
+
 }  // namespace
 
 int run_generate(int argc, char** argv) {
@@ -152,10 +173,16 @@ int run_generate(int argc, char** argv) {
   model.set_decode_weights(chosen_decode_weights(a.decode, opened));
   Rng rng(a.seed);
   GenerationClock clock;
+  std::vector<serve::ScoredToken> steps;  // with --logprobs, one per generated token
+  const int64_t V = model.config().vocab_size;
   const std::vector<int32_t> out =
-      generate(model, prompt, a.opts, rng, [&](int32_t) { return clock.tick(); });
+      generate_steps(model, prompt, a.opts, rng, [&](int32_t id, const float* logits) {
+        if (a.logprobs > 0) steps.push_back(serve::score_token(logits, V, id, a.logprobs));
+        return clock.tick();
+      });
   if (a.timings) clock.print(static_cast<int64_t>(prompt.size()));
   print_generated(a, tok, model, out);
+  print_logprobs(steps, out);
   return 0;
 }
 

@@ -15,9 +15,9 @@ void check_prompt(const GPT& model, const std::vector<int32_t>& prompt) {
                                    " tokens)");
 }
 
-std::vector<int32_t> generate(GPT& model, const std::vector<int32_t>& prompt,
-                              const GenerateOptions& options, Rng& rng,
-                              const std::function<bool(int32_t)>& on_token) {
+std::vector<int32_t> generate_steps(GPT& model, const std::vector<int32_t>& prompt,
+                                    const GenerateOptions& options, Rng& rng,
+                                    const std::function<bool(int32_t, const float*)>& on_step) {
   check_prompt(model, prompt);
   validate(options.sampling);
   const int64_t block = model.config().block_size, V = model.config().vocab_size;
@@ -39,10 +39,18 @@ std::vector<int32_t> generate(GPT& model, const std::vector<int32_t>& prompt,
     const int32_t next = sample_next(last_logits, V, options.sampling, rng);
     ids.push_back(next);
     out.push_back(next);
-    if (on_token && !on_token(next)) break;
+    if (on_step && !on_step(next, last_logits)) break;
     if (next == options.stop_id) break;
   }
   return out;
+}
+
+std::vector<int32_t> generate(GPT& model, const std::vector<int32_t>& prompt,
+                              const GenerateOptions& options, Rng& rng,
+                              const std::function<bool(int32_t)>& on_token) {
+  if (!on_token) return generate_steps(model, prompt, options, rng, nullptr);
+  return generate_steps(model, prompt, options, rng,
+                        [&](int32_t id, const float*) { return on_token(id); });
 }
 
 }  // namespace tinylm

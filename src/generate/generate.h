@@ -32,5 +32,10 @@ void check_prompt(const GPT& model, const std::vector<int32_t>& prompt);
 std::vector<int32_t> generate(GPT& model, const std::vector<int32_t>& prompt,
                               const GenerateOptions& options, Rng& rng,
                               const std::function<bool(int32_t)>& on_token = nullptr);
+// The same, with the logits each id was chosen from: on_step(id, logits [vocab_size])
+// (before temperature, top-k and top-p), for the log-probabilities of each step.
+std::vector<int32_t> generate_steps(GPT& model, const std::vector<int32_t>& prompt,
+                                    const GenerateOptions& options, Rng& rng,
+                                    const std::function<bool(int32_t, const float*)>& on_step);
 
 }  // namespace tinylm

@@ -2,17 +2,20 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
 #include "model/padded_vocab_folder.h"
+#include "util/source_dir.h"
 
 namespace tinylm::testing {
 namespace {
 
 std::string reference_ids(const std::string& fixture) {
   const auto j = nlohmann::json::parse(
-      read_file(std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/" + fixture + "/reference.json"));
+      read_file(std::string(tinylm::source_dir()) + "/tests/fixtures/" + fixture + "/reference.json"));
   std::string ids;
   for (const auto& id : j["greedy"]["output_ids"]) {
     if (!ids.empty()) ids += ',';
@@ -71,6 +74,48 @@ TEST(GenerateCli, TextPromptGivesTheReferenceContinuation) {
       "generate --model tests/fixtures/gpt2-tiny --prompt-ids "
       "15496,11,314,716,257,7009,3303,2746,11 --max-new-tokens 24 --greedy --print-ids");
   EXPECT_NE(ids.output.find(reference_ids("gpt2-tiny")), std::string::npos) << ids.output;
+}
+
+// --logprobs N: one line per generated token after the ids, the chosen id's log-probability
+// and the N most likely; greedy chooses the first of them at every step.
+TEST(GenerateCli, LogprobsGiveEachStepsChosenAndMostLikelyTokens) {
+  const RunResult r = run_tinylm(
+      "generate --model tests/fixtures/gpt2-tiny --prompt-ids 15496,11,314 --max-new-tokens 4 "
+      "--greedy --print-ids --logprobs 3");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::istringstream lines(r.output);
+  std::string line, ids;
+  std::vector<std::string> steps;
+  while (std::getline(lines, line))
+    if (line.rfind("logprobs: ", 0) == 0) steps.push_back(line);
+    else ids = line;  // the last other line: the ids
+  ASSERT_EQ(steps.size(), 4u) << r.output;
+  std::istringstream chosen(ids);
+  for (const std::string& step : steps) {
+    std::string id;
+    std::getline(chosen, id, ',');
+    int32_t got = -1, top_id = -1;
+    float logprob = 1, top_lp = 1, previous = 0;
+    ASSERT_EQ(std::sscanf(step.c_str(), "logprobs: %d %f; top %d %f", &got, &logprob, &top_id,
+                          &top_lp), 4) << step;
+    EXPECT_EQ(std::to_string(got), id) << step;
+    EXPECT_EQ(top_id, got) << step;  // greedy: the most likely
+    EXPECT_EQ(top_lp, logprob) << step;
+    EXPECT_LT(logprob, 0.0f) << step;
+    std::istringstream alternatives(step.substr(step.find("top ") + 4));
+    std::string alternative;
+    int count = 0;
+    while (std::getline(alternatives, alternative, ',')) {
+      float lp = 0;
+      ASSERT_EQ(std::sscanf(alternative.c_str(), "%*d %f", &lp), 1) << step;
+      if (count++) EXPECT_LE(lp, previous) << step;  // most likely first
+      previous = lp;
+    }
+    EXPECT_EQ(count, 3) << step;
+  }
+  const RunResult bad = run_tinylm(
+      "generate --model tests/fixtures/gpt2-tiny --prompt-ids 15496 --logprobs 21");
+  EXPECT_EQ(bad.code, 2) << bad.output;
 }
 
 TEST(GenerateCli, TimingsCountThePromptAndTheDecodedTokens) {

@@ -9,6 +9,12 @@
 # node-llama-cpp compiled for this CPU, installed once into a cache outside the clone
 # (bench/gguf/install.sh). The table gives the ratios (tinylm's decode target: >= 1.3x
 # llama.cpp's) and each decode as a fraction of its memory-bandwidth bound.
+# Before timing a file, llama.cpp's log-probabilities after a fixed 64-token prompt must
+# agree with tinylm's (`tinylm generate --logprobs 20` on the same file) within the
+# type's tolerance below, at the batch size it is timed with; where they do not (ggml's
+# AMX Q8_0 kernel on Intel Xeons, docs/export.md), llama.cpp is timed with batches of 16
+# and the output says so. llama.cpp's CPU library (native build or prebuilt variant) and
+# its errors are printed.
 # Usage: bench/gguf.sh [build-dir]   (needs $BUILD/tinylm and $BUILD/generate_speed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +52,13 @@ pick() {
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 med() { if [ -n "$1" ]; then printf '%s' "$1" | median; else echo -; fi; }  # "-": not run
 
+# The check's prompt (any fixed ids of GPT-2's vocabulary) and each type's tolerance: the
+# largest |llama.cpp logprob - tinylm logprob| over tinylm's 20 most likely tokens (about
+# 3x what a Zen 5 host shows: llama.cpp's F32 GELU goes through an fp16 table, and at Q8_0
+# it quantises the activations to 8 bits as well).
+check_ids=$(awk -v n="$prompt" 'BEGIN { srand(7); for (i = 0; i < n; ++i) printf "%s%d", (i ? "," : ""), int(rand() * 50257) }')
+declare -A check_tol=([f32]=0.05 [f16]=0.05 [q8_0]=0.3)
+
 rows="" shown=no
 # file type : the weights tinylm decodes it with (its own: what `tinylm generate` does
 # with that file)
@@ -55,6 +68,9 @@ for pair in f32:f32 f16:f16 q8_0:q8_0; do
   "$BUILD/tinylm" export --model gpt2-124m --format gguf --dtype "$type" --out "$file" >/dev/null
   echo "== GGUF $type ($(du -m "$file" | cut -f1) MB), tinylm decode $decode, prompt $prompt, new $new, $threads threads"
   t_pre="" t_dec="" mb="" triad="" l_pre="" l_dec=""
+  check_top=$("$BUILD/tinylm" generate --model "$file" --prompt-ids "$check_ids" --max-new-tokens 1 \
+                --greedy --logprobs 20 | sed -n 's/^logprobs: [^;]*; top //p')
+  [ -n "$check_top" ] || { echo "gguf.sh: tinylm generate --logprobs gave nothing on $file" >&2; exit 1; }
   for ((r = 1; r <= rounds; ++r)); do
     out=$("$BUILD/generate_speed" --model "$file" --decode "$decode" --prompt "$prompt" \
             --new "$new" --threads "$threads" --rounds "$passes" --uncached-new 0) ||
@@ -68,11 +84,13 @@ for pair in f32:f32 f16:f16 q8_0:q8_0; do
     triad+="$(pick "triad $num GB/s" "$line")"$'\n'
     if [ "$llama" = yes ]; then
       out=$(node bench/gguf/llama_speed.mjs --model "$file" --prompt "$prompt" --new "$new" \
-              --threads "$threads" --rounds "$passes") ||
-        { echo "$out"; echo "gguf.sh: llama_speed.mjs failed on $file" >&2; exit 1; }
+              --threads "$threads" --rounds "$passes" --check-ids "$check_ids" \
+              --check-top "$check_top" --check-tol "${check_tol[$type]}" 2>&1) ||
+        { echo "$out"; echo "gguf.sh: llama_speed.mjs failed on $file (its output above)" >&2; exit 1; }
       if [ "$shown" = no ]; then  # which llama.cpp, once: its build and instruction sets
-        grep -E '^llama.cpp (build|system info):' <<<"$out"; shown=yes
+        grep -E '^llama.cpp (build|system info|CPU library):' <<<"$out"; shown=yes
       fi
+      [ "$r" -gt 1 ] || grep -E '^llama.cpp (check|: timed with)' <<<"$out"
       line=$(grep '^llama.cpp .*(median of' <<<"$out")
       echo "round $r: $line"
       l_pre+="$(pick "prefill [0-9]* tokens $num tokens/s" "$line")"$'\n'

@@ -6,7 +6,8 @@
 // install.sh fills, ${TINYLM_BENCH_CACHE:-~/.cache/tinylm-bench}/llama-cpp), CPU only, on
 // exactly --threads threads. Each round, on a cleared sequence (an empty KV cache):
 //   prefill  the prompt (--prompt token ids drawn from a fixed seed, the same every
-//            round) in one batch, timed up to its first greedy token;
+//            round) in one batch (unless the check below says otherwise), timed up to its
+//            first greedy token;
 //   decode   then --new more greedy tokens, one evaluation each, timed from the first
 //            token to the last: --new single-token evaluations and their sampling.
 // A warm-up round runs first and is not counted (it pages the weights in and lets
@@ -14,6 +15,12 @@
 // (LlamaContextSequence.evaluate), so it is llama.cpp's work plus a thin JS step per
 // token, no chat wrapper or detokenizing. Prints the build used, one line per round, and
 //   llama.cpp FILE: prefill P tokens N tokens/s; decode N tokens/s (median of R)
+// With --check-ids IDS --check-top "ID LP,ID LP,..." --check-tol T (tinylm's log-
+// probabilities of its most likely tokens after IDS, `tinylm generate --logprobs`), it
+// first checks its own: IDS evaluated in batches of --prompt tokens (as the timed prefill
+// is), then, if they are off by more than T, in batches of 16. Timing uses the first batch
+// size that passed and says so when it is not the default; none passing is an error.
+// ggml's CPU variant (or the native build) and any error llama.cpp reports are printed.
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
@@ -29,7 +36,8 @@ function fail(message) {
 function parseArgs(argv) {
   const cacheRoot = process.env.TINYLM_BENCH_CACHE || path.join(homedir(), ".cache", "tinylm-bench");
   const args = { model: "", prompt: 64, new: 128, threads: 2, rounds: 3,
-                 modules: path.join(cacheRoot, "llama-cpp") };
+                 modules: path.join(cacheRoot, "llama-cpp"),
+                 "check-ids": "", "check-top": "", "check-tol": 0.05 };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, "");
     if (!(key in args) || i + 1 >= argv.length) fail(`unknown flag or missing value: ${argv[i]}`);
@@ -40,6 +48,8 @@ function parseArgs(argv) {
   for (const key of ["prompt", "new", "threads", "rounds"]) {
     if (!Number.isInteger(args[key]) || args[key] < 1) fail(`--${key} must be a positive integer`);
   }
+  if (!(args["check-tol"] > 0)) fail("--check-tol must be a positive number");
+  if (!args["check-ids"] !== !args["check-top"]) fail("--check-ids and --check-top go together");
   return args;
 }
 
@@ -90,6 +100,56 @@ function vocabularySize(info) {
   fail("cannot tell the vocabulary size of the file");
 }
 
+// Which of ggml's CPU libraries this process loaded: a variant of the prebuilt package
+// ("zen4", "sapphirerapids", ...) or the native build's one library.
+function cpuVariant() {
+  const maps = readFileSync("/proc/self/maps", "utf8");
+  const m = maps.match(/\/([^/\s]*libggml-cpu[^/\s]*\.so)/);
+  return m ? m[1] : "no libggml-cpu library mapped";
+}
+
+// llama.cpp's log-probabilities at the last of `ids`, evaluated in batches of `batch`,
+// against tinylm's ("ID LP,ID LP,..."): the largest difference over tinylm's tokens.
+async function checkDifference(model, ids, expected, batch) {
+  const context = await model.createContext({ contextSize: Math.ceil((ids.length + 1) / 256) * 256,
+                                              batchSize: batch, sequences: 1 });
+  const input = ids.map((id, i) => [id, i === ids.length - 1 ? { generateNext: { logits: true } } : {}]);
+  const results = await context.getSequence().controlledEvaluate(input);
+  const logits = results.at(-1).next.logits;  // Map id -> logit
+  await context.dispose();
+  let max = -Infinity, sum = 0;
+  for (const [, v] of logits) max = Math.max(max, v);
+  for (const [, v] of logits) sum += Math.exp(v - max);
+  const logSum = max + Math.log(sum);
+  let worst = 0;
+  for (const pair of expected.split(",")) {
+    const [id, lp] = pair.trim().split(/\s+/).map(Number);
+    worst = Math.max(worst, Math.abs((logits.get(id) ?? -Infinity) - logSum - lp));
+  }
+  return worst;
+}
+
+// The batch size to time with: --prompt when llama.cpp's logits pass the check there, else
+// 16 (below the sizes ggml's AMX Q8_0 kernel gets wrong, docs/export.md).
+async function checkedBatch(model, args) {
+  if (!args["check-ids"]) return args.prompt;
+  const ids = args["check-ids"].split(",").map(Number);
+  const tries = [...new Set([args.prompt, Math.min(16, args.prompt)])];
+  for (const batch of tries) {
+    const diff = await checkDifference(model, ids, args["check-top"], batch);
+    const ok = diff <= args["check-tol"];
+    console.log(`llama.cpp check, batch ${batch}: max |logprob - tinylm's| over tinylm's top ` +
+                `${args["check-top"].split(",").length} is ${diff.toPrecision(3)} ` +
+                `(tolerance ${args["check-tol"]}): ${ok ? "agrees" : "WRONG"}`);
+    if (ok) {
+      if (batch !== args.prompt) console.log(`llama.cpp: timed with batch ${batch}, not ${args.prompt}: ` +
+                                             `its batch-${args.prompt} logits were wrong`);
+      return batch;
+    }
+  }
+  fail(`llama.cpp's logits disagree with tinylm's at every batch size tried (${tries.join(", ")})`);
+}
+
 function median(values) {
   const s = [...values].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -114,12 +174,18 @@ async function round(sequence, prompt, count) {
   return { prefill: (t1 - t0) / 1000, decode: (t2 - t1) / 1000 };
 }
 
+// Anything that goes wrong is printed (stdout, which bench/gguf.sh shows) before exit 1.
+process.on("unhandledRejection", (e) => { console.log(`llama_speed.mjs: ${e?.stack ?? e}`); process.exit(1); });
+process.on("uncaughtException", (e) => { console.log(`llama_speed.mjs: ${e?.stack ?? e}`); process.exit(1); });
+
 const args = parseArgs(process.argv.slice(2));
 const { module: nlc, packageDir } = await importNodeLlamaCpp(args.modules);
 // build "never": use what install.sh compiled (found before any prebuilt library), never
-// compile here. maxThreads caps llama.cpp's pool at --threads.
+// compile here. maxThreads caps llama.cpp's pool at --threads. Its warnings and errors
+// go to stdout with the rest.
 const llama = await nlc.getLlama({ gpu: false, build: "never", maxThreads: args.threads,
-                                   logLevel: "error", progressLogs: false });
+                                   logLevel: "warn", progressLogs: false,
+                                   logger: (level, message) => console.log(`llama.cpp ${level}: ${message.trim()}`) });
 const kind = llama.buildType === "localBuild" ? "native (compiled here for this CPU)" : "prebuilt (generic x86-64)";
 console.log(`llama.cpp build: ${kind}, release ${llama.llamaCppRelease.release}, at ${buildLocation(llama, packageDir)}`);
 console.log(`llama.cpp system info: ${llama.systemInfo.trim()}`);  // the instruction sets it uses
@@ -128,12 +194,14 @@ if (llama.buildType !== "localBuild") {
 }
 
 const model = await llama.loadModel({ modelPath: args.model, gpuLayers: 0 });
+console.log(`llama.cpp CPU library: ${cpuVariant()}`);
+const batchSize = await checkedBatch(model, args);
 const vocab = vocabularySize(model.fileInfo);
 // The whole run fits: the prompt, the first token and --new more (llama.cpp rounds the
 // size up to a multiple of 256).
 const contextSize = Math.ceil((args.prompt + args.new + 1) / 256) * 256;
 const context = await model.createContext({
-  contextSize, batchSize: Math.max(args.prompt, 1), sequences: 1,
+  contextSize, batchSize, sequences: 1,
   threads: { ideal: args.threads, min: args.threads },
 });
 const sequence = context.getSequence();

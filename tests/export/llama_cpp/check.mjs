@@ -3,14 +3,16 @@
 //             F failed" and the first mismatches against the case's ids (tiktoken's)
 //   greedy    PROMPT (comma-separated ids) then N tokens, argmax at every step; prints
 //             "greedy: id,id,..."
+//   cpu       prints "llama.cpp CPU variant: NAME", the ggml CPU library it loaded
 // Exit 0 when every text tokenized as expected. Uses llama.cpp's prebuilt CPU libraries
-// (@node-llama-cpp/linux-x64); never builds llama.cpp.
+// (@node-llama-cpp/linux-x64, llama.mjs); never builds llama.cpp.
 import { readFileSync } from "node:fs";
-import { getLlama } from "node-llama-cpp";
+import { cpuVariant, kBatchSize, loadLlama } from "./llama.mjs";
 
 const [file, casesPath, promptText, countText] = process.argv.slice(2);
-const llama = await getLlama({ gpu: false, build: "never", logLevel: "error" });
+const llama = await loadLlama();
 const model = await llama.loadModel({ modelPath: file });
+console.log(`llama.cpp CPU variant: ${cpuVariant()}`);
 
 let passed = 0, failed = 0;
 for (const line of readFileSync(casesPath, "utf8").split("\n")) {
@@ -27,7 +29,8 @@ for (const line of readFileSync(casesPath, "utf8").split("\n")) {
 console.log(`tokenize: ${passed} passed, ${failed} failed`);
 
 const prompt = promptText.split(",").map(Number);
-const context = await model.createContext({ contextSize: model.trainContextSize });
+const context = await model.createContext({ contextSize: model.trainContextSize,
+                                            batchSize: kBatchSize });
 const sequence = context.getSequence();
 const out = [];
 // yieldEogToken: go on past an end-of-generation token, as `tinylm generate` does

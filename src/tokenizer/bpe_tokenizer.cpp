@@ -8,6 +8,7 @@
 #include "tokenizer/bpe_utf8_lossy.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/source_dir.h"
 
 namespace tinylm {
 
@@ -49,7 +50,7 @@ uint64_t next_cache_owner() {
 }  // namespace
 
 std::string default_gpt2_dir() {
-  return TINYLM_SOURCE_DIR "/data/gpt2";
+  return std::string(source_dir()) + "/data/gpt2";
 }
 
 BpeTokenizer::BpeTokenizer(const std::string& dir, const std::string& kind)

@@ -38,7 +38,7 @@ struct AllowedSpecials {
   static AllowedSpecials every() { return {true, {}}; }
 };
 
-// TINYLM_SOURCE_DIR "/data/gpt2": OpenAI's encoder.json and vocab.bpe shipped in the repo.
+// source_dir() + "/data/gpt2" (util/source_dir.h): OpenAI's encoder.json and vocab.bpe shipped in the repo.
 std::string default_gpt2_dir();
 
 class BpeTokenizer : public Tokenizer {

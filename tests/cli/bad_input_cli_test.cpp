@@ -8,6 +8,7 @@
 
 #include "cli/cli_test_util.h"
 #include "io/safetensors.h"
+#include "util/source_dir.h"
 
 namespace tinylm::testing {
 namespace {
@@ -19,7 +20,7 @@ std::string micro_copy(const std::string& name) {
   const std::string dir = fresh_dir(name);
   for (const char* f :
        {"config.json", "model.safetensors", "reference.json", "reference.safetensors"})
-    fs::copy_file(std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-micro/" + f,
+    fs::copy_file(std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-micro/" + f,
                   dir + "/" + f);
   return dir;
 }

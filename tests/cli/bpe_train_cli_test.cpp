@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "cli/cli_test_util.h"
+#include "util/source_dir.h"
 
 namespace tinylm::testing {
 namespace {
@@ -22,7 +23,7 @@ TEST(BpeTrainCli, WritesAVocabularyThatTokenizeRoundTrips) {
   std::ofstream(dir + "/ids.txt") << ids.output;
   auto text = run_tinylm("tokenize" + vocab + " --decode --input " + dir + "/ids.txt");
   ASSERT_EQ(text.code, 0) << text.output;
-  const std::string corpus = read_file(std::string(TINYLM_SOURCE_DIR) + "/data/the-verdict.txt");
+  const std::string corpus = read_file(std::string(tinylm::source_dir()) + "/data/the-verdict.txt");
   EXPECT_EQ(text.output.substr(0, corpus.size()), corpus);
   std::filesystem::remove_all(dir);
 }

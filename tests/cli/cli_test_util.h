@@ -11,8 +11,12 @@
 
 #include "io/safetensors.h"
 #include "util/files.h"
+#include "util/source_dir.h"
 
 namespace tinylm::testing {
+
+// The tinylm program built beside these tests (tests/cli/tinylm_bin.cpp).
+const char* tinylm_bin();
 
 struct RunResult {
   int code = -1;
@@ -23,7 +27,7 @@ struct RunResult {
 inline RunResult run_tinylm(const std::string& args) {
   const std::string out = std::filesystem::temp_directory_path() /
                           ("tinylm-cli-" + std::to_string(::getpid()) + ".out");
-  const std::string cmd = std::string("cd '") + TINYLM_SOURCE_DIR + "' && '" + TINYLM_BIN + "' " +
+  const std::string cmd = std::string("cd '") + source_dir() + "' && '" + tinylm_bin() + "' " +
                           args + " > '" + out + "' 2>&1";
   const int status = std::system(cmd.c_str());
   RunResult r;

@@ -12,6 +12,7 @@
 #include "cli/cli_test_util.h"
 #include "finetune/finetune_test_util.h"
 #include "io/safetensors.h"
+#include "util/source_dir.h"
 
 namespace tinylm::testing {
 namespace {
@@ -35,7 +36,7 @@ bool mpi_available() {
 RunResult run_mpi(const std::string& ranks) {
   const std::string out = fresh_dir("mpi-out") + "/out.txt";
   const std::string cmd =
-      std::string("cd '") + TINYLM_SOURCE_DIR + "' && " + kMpirun + ranks + " > '" + out + "' 2>&1";
+      std::string("cd '") + tinylm::source_dir() + "' && " + kMpirun + ranks + " > '" + out + "' 2>&1";
   const int status = std::system(cmd.c_str());
   RunResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -44,7 +45,7 @@ RunResult run_mpi(const std::string& ranks) {
 }
 
 std::string tinylm_args(const std::string& args) {
-  return std::string("'") + TINYLM_BIN + "' " + args;
+  return std::string("'") + tinylm_bin() + "' " + args;
 }
 
 // A 1-layer char model on the-verdict.txt, 6 steps, one thread.
@@ -96,7 +97,7 @@ std::vector<double> losses(const std::string& run) {
 
 // `mpirun ...` started in the background; its exit code lands in `code_file`.
 void start_mpi(const std::string& ranks, const std::string& code_file) {
-  const std::string cmd = std::string("cd '") + TINYLM_SOURCE_DIR + "' && (" + kMpirun + ranks +
+  const std::string cmd = std::string("cd '") + tinylm::source_dir() + "' && (" + kMpirun + ranks +
                           " > /dev/null 2>&1; echo $? > '" + code_file + "') &";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
 }

@@ -18,6 +18,7 @@
 #include "cli/cli_test_util.h"
 #include "finetune/finetune_test_util.h"
 #include "io/safetensors.h"
+#include "util/source_dir.h"
 
 namespace tinylm::testing {
 namespace {
@@ -199,7 +200,7 @@ TEST(LoraMerge, TheMergedFolderKeepsTheBasesTokenizer) {
 std::string edited_adapter(const std::string& dir, const std::string& name,
                            const std::function<void(std::string&, Tensor&)>& edit) {
   const std::string src =
-      std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-micro-lora/adapter";
+      std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-micro-lora/adapter";
   const std::string out = dir + "/" + name;
   fs::create_directories(out);
   fs::copy_file(src + "/adapter_config.json", out + "/adapter_config.json");

@@ -12,6 +12,7 @@
 
 #include "cli/cli_test_util.h"
 #include "train/checkpoint.h"
+#include "util/source_dir.h"
 
 namespace tinylm::testing {
 namespace {
@@ -156,9 +157,9 @@ TEST(RunFolder, SecondRunIntoALockedFolderIsRefused) {
   const std::string run = dir + "/run";
   const pid_t pid = ::fork();
   if (pid == 0) {
-    ::chdir(TINYLM_SOURCE_DIR);
+    ::chdir(tinylm::source_dir());
     std::freopen("/dev/null", "w", stdout);
-    ::execl(TINYLM_BIN, TINYLM_BIN, "train", "--quiet", "--config", cfg.c_str(), "--out",
+    ::execl(tinylm_bin(), tinylm_bin(), "train", "--quiet", "--config", cfg.c_str(), "--out",
             run.c_str(), static_cast<char*>(nullptr));
     std::_Exit(127);
   }

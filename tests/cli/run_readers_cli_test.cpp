@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli/cli_test_util.h"
+#include "util/source_dir.h"
 
 namespace tinylm::testing {
 namespace {
@@ -23,10 +24,10 @@ namespace fs = std::filesystem;
 pid_t start_training(const std::string& cfg, const std::string& run, const std::string& out_file) {
   const pid_t pid = ::fork();
   if (pid == 0) {
-    ::chdir(TINYLM_SOURCE_DIR);
+    ::chdir(tinylm::source_dir());
     std::freopen(out_file.c_str(), "w", stdout);
     std::freopen(out_file.c_str(), "a", stderr);
-    ::execl(TINYLM_BIN, TINYLM_BIN, "train", "--quiet", "--config", cfg.c_str(), "--out",
+    ::execl(tinylm_bin(), tinylm_bin(), "train", "--quiet", "--config", cfg.c_str(), "--out",
             run.c_str(), static_cast<char*>(nullptr));
     std::_Exit(127);
   }

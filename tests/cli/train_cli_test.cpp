@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/safetensors.h"
+#include "util/source_dir.h"
 
 namespace tinylm::testing {
 namespace {
@@ -98,9 +99,9 @@ TEST(TrainCli, InterruptSavesACheckpointAndResumes) {
   const std::string out = dir + "/run";
   const pid_t pid = ::fork();
   if (pid == 0) {
-    ::chdir(TINYLM_SOURCE_DIR);
+    ::chdir(tinylm::source_dir());
     std::freopen("/dev/null", "w", stdout);
-    ::execl(TINYLM_BIN, TINYLM_BIN, "train", "--quiet", "--config", cfg.c_str(), "--out", out.c_str(),
+    ::execl(tinylm_bin(), tinylm_bin(), "train", "--quiet", "--config", cfg.c_str(), "--out", out.c_str(),
             static_cast<char*>(nullptr));
     std::_Exit(127);
   }

@@ -13,13 +13,14 @@
 #include "io/safetensors.h"
 #include "model/hf_gpt2.h"
 #include "train/run_model.h"
+#include "util/source_dir.h"
 
 namespace tinylm::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kTiny = std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-tiny";
+const std::string kTiny = std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-tiny";
 
 // tests/fixtures/gpt2-tiny: a Hugging Face GPT-2 folder (2 layers, d 32, 64 positions,
 // the GPT-2 vocabulary). LoRA r 4 on c_attn and c_fc, dropout 0.1, positions cropped to 16.

@@ -8,6 +8,7 @@
 
 #include "cli/cli_test_util.h"
 #include "util/files.h"
+#include "util/source_dir.h"
 
 namespace tinylm {
 namespace {
@@ -20,7 +21,7 @@ const std::string kFixture = "tests/fixtures/gpt2-instruct";
 
 std::string copy_fixture(const std::string& name) {
   const std::string dir = fresh_dir(name);
-  for (const auto& f : fs::directory_iterator(std::string(TINYLM_SOURCE_DIR) + "/" + kFixture))
+  for (const auto& f : fs::directory_iterator(std::string(tinylm::source_dir()) + "/" + kFixture))
     fs::copy_file(f.path(), dir + "/" + f.path().filename().string());
   return dir;
 }

@@ -7,12 +7,13 @@
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/char_tokenizer.h"
 #include "util/files.h"
+#include "util/source_dir.h"
 
 namespace tinylm::course {
 namespace {
 
 std::string verdict() {
-  return read_file(std::string(TINYLM_SOURCE_DIR) + "/data/the-verdict.txt");
+  return read_file(std::string(tinylm::source_dir()) + "/data/the-verdict.txt");
 }
 
 TEST(DataWalkthrough, VerdictPairsFromToken50) {

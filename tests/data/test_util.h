@@ -7,11 +7,12 @@
 
 #include "common/input_error.h"
 #include "util/error.h"
+#include "util/source_dir.h"
 
 namespace tinylm::testing {
 
 inline std::string repo_path(const std::string& rel) {
-  return std::string(TINYLM_SOURCE_DIR) + "/" + rel;
+  return std::string(tinylm::source_dir()) + "/" + rel;
 }
 
 // A fresh temp folder for one test, removed with everything in it at the end of scope.

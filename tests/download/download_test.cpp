@@ -19,6 +19,7 @@
 #include "io/tf_bundle_writer.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/source_dir.h"
 
 namespace tinylm::download {
 namespace {
@@ -28,7 +29,7 @@ using testing::FakeFile;
 using testing::FakeHub;
 using testing::FakeRepo;
 
-const std::string kFixture = std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-tiny";
+const std::string kFixture = std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-tiny";
 const std::string kCommit = "0123456789abcdef0123456789abcdef01234567";
 
 // A fake hub holding the tiny GPT-2 fixture as me/tiny (with files tinylm does not read),

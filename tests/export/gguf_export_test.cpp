@@ -20,11 +20,12 @@
 #include "train/gguf_model.h"
 #include "train/model_source.h"
 #include "util/error.h"
+#include "util/source_dir.h"
 
 namespace tinylm {
 namespace {
 
-const std::string kTiny = std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-tiny";
+const std::string kTiny = std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-tiny";
 
 std::vector<float> logits_of(GPT& model) {
   const std::vector<int32_t> ids = {15496, 11, 314, 716, 257, 7009, 3303, 2746, 11};

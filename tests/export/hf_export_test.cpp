@@ -18,13 +18,14 @@
 #include "util/error.h"
 #include "util/files.h"
 #include "util/json_read.h"
+#include "util/source_dir.h"
 
 namespace tinylm {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kFixtures = std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures";
+const std::string kFixtures = std::string(tinylm::source_dir()) + "/tests/fixtures";
 
 std::string fresh_out(const std::string& tag) {
   const fs::path dir = fs::temp_directory_path() /

@@ -13,11 +13,12 @@
 #include "finetune/hf_classifier.h"
 #include "finetune/verify_classify.h"
 #include "util/files.h"
+#include "util/source_dir.h"
 
 namespace tinylm::finetune {
 namespace {
 
-const std::string kFixture = std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-micro-classify";
+const std::string kFixture = std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-micro-classify";
 
 GPTConfig small_config() {
   GPTConfig c;

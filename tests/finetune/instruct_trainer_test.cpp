@@ -20,6 +20,7 @@
 #include "lora/lora.h"
 #include "train/base_model.h"
 #include "util/files.h"
+#include "util/source_dir.h"
 
 namespace tinylm::finetune {
 namespace {
@@ -407,7 +408,7 @@ TEST(FinetuneInstruct, RefusesABaseWhoseShapesDoNotMatch) {
   // gpt2-micro has 512 token embeddings: the GPT-2 tokenizer's ids do not fit.
   FinetuneConfig c = FinetuneConfig::from_json(
       {{"finetune", {{"batch_size", 2}, {"max_steps", 1}, {"threads", 1}}}}, "instruct");
-  c.base = std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-micro";
+  c.base = std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-micro";
   c.data = data;
   EXPECT_NE(input_error([&] {
               finetune_instruct(c, {dir, false, true, -1});
@@ -416,7 +417,7 @@ TEST(FinetuneInstruct, RefusesABaseWhoseShapesDoNotMatch) {
   // an HF folder whose tensors do not match its config.json
   const std::string hf = dir + "-hf";
   fs::create_directories(hf);
-  const std::string tiny = std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-tiny";
+  const std::string tiny = std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-tiny";
   fs::create_symlink(tiny + "/model.safetensors", hf + "/model.safetensors");
   nlohmann::json cfg = nlohmann::json::parse(read_file(tiny + "/config.json"));
   cfg["n_embd"] = 64;

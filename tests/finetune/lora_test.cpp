@@ -19,11 +19,12 @@
 #include "tokenizer/char_tokenizer.h"
 #include "tokenizer/load.h"
 #include "util/files.h"
+#include "util/source_dir.h"
 
 namespace tinylm::finetune {
 namespace {
 
-const std::string kFixture = std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-micro-lora";
+const std::string kFixture = std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-micro-lora";
 
 GPTConfig small_config() {
   GPTConfig c;

@@ -13,6 +13,7 @@
 #include "common/input_error.h"
 #include "io/safetensors.h"
 #include "util/files.h"
+#include "util/source_dir.h"
 
 namespace tinylm {
 namespace {
@@ -20,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::input_error;
 
-const std::string kFixture = std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-instruct";
+const std::string kFixture = std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-instruct";
 
 std::map<std::string, CheckResult> by_name(const std::vector<CheckResult>& results) {
   std::map<std::string, CheckResult> m;

@@ -9,6 +9,7 @@
 #include "nn/decode_weights.h"
 #include "ops/matmul.h"
 #include "util/error.h"
+#include "util/source_dir.h"
 
 namespace tinylm {
 namespace {
@@ -66,7 +67,7 @@ TEST(Generate, CachedLogitsMatchFullForward) {
 // dropping the copies gives the float32 results back bit for bit.
 void expect_decode_close_to_float32(nn::DecodeWeights type, double tolerance) {
   std::unique_ptr<GPT> model =
-      load_hf_gpt2(std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-tiny");
+      load_hf_gpt2(std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-tiny");
   const int64_t V = model->config().vocab_size;
   Rng rng(5);
   std::vector<int32_t> ids(ops::kRowInvariantMaxRows + 8);

@@ -16,11 +16,12 @@
 
 #include "util/error.h"
 #include "util/files.h"
+#include "util/source_dir.h"
 
 namespace tinylm {
 namespace {
 
-const std::string kFixtures = std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/gpt2-micro/";
+const std::string kFixtures = std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-micro/";
 
 // A safetensors file from its header text and data buffer, built by hand.
 std::string make_file(const std::string& header, const std::string& data = "") {

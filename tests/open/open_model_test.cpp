@@ -22,6 +22,7 @@
 #include "train/trainer.h"
 #include "util/files.h"
 #include "util/json_read.h"
+#include "util/source_dir.h"
 
 namespace tinylm {
 namespace {
@@ -29,7 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::input_error;
 
-const std::string kFixtures = std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures";
+const std::string kFixtures = std::string(tinylm::source_dir()) + "/tests/fixtures";
 
 OpenOptions named(const std::string& option) {
   OpenOptions o;
@@ -49,7 +50,7 @@ void expect_same_weights(GPT& a, GPT& b) {
 
 // A 4-step run of the addition recipe (tiny batches), written to `dir`.
 void train_tiny_addition_run(const std::string& dir) {
-  nlohmann::json j = read_json_file(std::string(TINYLM_SOURCE_DIR) + "/configs/addition.json");
+  nlohmann::json j = read_json_file(std::string(tinylm::source_dir()) + "/configs/addition.json");
   j["train"]["batch_size"] = 8;
   j["train"]["max_steps"] = 4;
   j["train"]["eval_interval"] = 2;

@@ -17,10 +17,11 @@
 #include "serve/engine.h"
 #include "serve/serve.h"
 #include "serve/server.h"
+#include "util/source_dir.h"
 
 namespace tinylm::serve::testing {
 
-inline constexpr const char* kTinyGpt2 = TINYLM_SOURCE_DIR "/tests/fixtures/gpt2-tiny";
+inline const std::string kTinyGpt2 = std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-tiny";
 
 class TestServer {
  public:

@@ -14,6 +14,7 @@
 #include "tokenizer/load.h"
 #include "util/files.h"
 #include "util/rng.h"
+#include "util/source_dir.h"
 
 namespace tinylm {
 namespace {
@@ -72,7 +73,7 @@ TEST(Pretokenizer, NamesAndErrors) {
 // GPT-2's pattern runs out of pairs to merge on Bengali well before letters-marks does,
 // and a folder trained with letters-marks encodes with it (round trip, fewer tokens).
 TEST(Pretokenizer, BengaliVocabularyAndFolderRoundTrip) {
-  std::string corpus = read_file(std::string(TINYLM_SOURCE_DIR) + "/data/bangla.txt");
+  std::string corpus = read_file(std::string(tinylm::source_dir()) + "/data/bangla.txt");
   corpus.resize(200000);
   while (!corpus.empty() && (static_cast<unsigned char>(corpus.back()) & 0xC0) == 0x80)
     corpus.pop_back();
@@ -105,7 +106,7 @@ TEST(Pretokenizer, BengaliVocabularyAndFolderRoundTrip) {
 // A run stores its tokenizer as JSON: the pre-tokeniser travels in it, so the run cuts text
 // the same way from any working folder and after the vocabulary folder is gone.
 TEST(Pretokenizer, TravelsInsideTheStoredTokenizer) {
-  std::string corpus = read_file(std::string(TINYLM_SOURCE_DIR) + "/data/bangla.txt");
+  std::string corpus = read_file(std::string(tinylm::source_dir()) + "/data/bangla.txt");
   corpus.resize(corpus.find('\n', 30000));
   const std::string dir = (std::filesystem::temp_directory_path() /
                            ("tinylm-pretok-json-" + std::to_string(::getpid())))

@@ -9,6 +9,7 @@
 #include "util/files.h"
 #include "util/rng.h"
 #include "util/utf8.h"
+#include "util/source_dir.h"
 
 namespace tinylm {
 namespace {
@@ -48,7 +49,7 @@ TEST(Gpt2Tokenizer, SpecialTokensFollowTiktoken) {
 }
 
 TEST(Gpt2Tokenizer, TiktokenFixture) {
-  const std::string path = TINYLM_SOURCE_DIR "/tests/fixtures/tiktoken-gpt2.jsonl";
+  const std::string path = std::string(tinylm::source_dir()) + "/tests/fixtures/tiktoken-gpt2.jsonl";
   const CheckResult r = check_jsonl(gpt2(), read_file(path), path);
   for (const auto& m : r.mismatches)
     ADD_FAILURE() << "line " << m.line << ": expected " << format_ids(m.expected) << " got "
@@ -58,7 +59,7 @@ TEST(Gpt2Tokenizer, TiktokenFixture) {
 }
 
 TEST(Gpt2Tokenizer, TinyShakespeareTokenCountAndRoundTrip) {
-  const std::string text = read_file(TINYLM_SOURCE_DIR "/data/tinyshakespeare.txt");
+  const std::string text = read_file(std::string(tinylm::source_dir()) + "/data/tinyshakespeare.txt");
   const Ids ids = gpt2().encode(text);
   EXPECT_EQ(ids.size(), 338025u);
   EXPECT_EQ(gpt2().decode(ids), text);
@@ -66,7 +67,7 @@ TEST(Gpt2Tokenizer, TinyShakespeareTokenCountAndRoundTrip) {
 }
 
 TEST(Gpt2Tokenizer, BengaliRoundTripAndParallel) {
-  const std::string text = read_file(TINYLM_SOURCE_DIR "/data/bangla.txt");
+  const std::string text = read_file(std::string(tinylm::source_dir()) + "/data/bangla.txt");
   const Ids ids = gpt2().encode(text);
   EXPECT_EQ(gpt2().decode(ids), text);
   EXPECT_EQ(gpt2().encode_parallel(text, AllowedSpecials::every(), 3), ids);

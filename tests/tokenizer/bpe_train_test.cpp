@@ -15,13 +15,14 @@
 #include "util/error.h"
 #include "util/files.h"
 #include "util/utf8.h"
+#include "util/source_dir.h"
 
 namespace tinylm {
 namespace {
 
 // The first `bytes` bytes of a data file, cut back to a UTF-8 character boundary.
 std::string data_prefix(const std::string& name, size_t bytes) {
-  std::string text = read_file(std::string(TINYLM_SOURCE_DIR) + "/data/" + name);
+  std::string text = read_file(std::string(tinylm::source_dir()) + "/data/" + name);
   if (text.size() > bytes) {
     text.resize(bytes);
     while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80)

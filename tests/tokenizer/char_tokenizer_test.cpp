@@ -10,12 +10,13 @@
 #include "util/error.h"
 #include "util/files.h"
 #include "util/utf8.h"
+#include "util/source_dir.h"
 
 namespace tinylm {
 namespace {
 
 std::string data_file(const std::string& name) {
-  return read_file(std::string(TINYLM_SOURCE_DIR) + "/data/" + name);
+  return read_file(std::string(tinylm::source_dir()) + "/data/" + name);
 }
 
 using testing::input_error;

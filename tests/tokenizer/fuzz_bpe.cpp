@@ -1,11 +1,12 @@
 // libFuzzer target for the GPT-2 BPE tokenizer: encoding arbitrary bytes and parsing
 // arbitrary vocabulary files. CMake builds it with g++ as a deterministic mutation loop
 // that ctest runs (tests/common/mutation_fuzzer_main.cpp, seeds in
-// tests/fuzz_seeds/fuzz_bpe). By hand with libFuzzer (clang 14; the build command is folded over three lines):
+// tests/fuzz_seeds/fuzz_bpe). By hand with libFuzzer (clang 14; the build command is folded over four lines):
 //
 //   clang++-14 -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fopenmp
 //     -Isrc -DTINYLM_SOURCE_DIR='"'$PWD'"' tests/tokenizer/fuzz_bpe.cpp
-//     src/tokenizer/bpe_*.cpp src/util/utf8.cpp src/util/files.cpp src/util/json_read.cpp -lpcre2-8 -o /tmp/fuzz_bpe
+//     src/tokenizer/bpe_*.cpp src/util/utf8.cpp src/util/files.cpp src/util/json_read.cpp
+//     src/util/source_dir.cpp -lpcre2-8 -o /tmp/fuzz_bpe
 //   /tmp/fuzz_bpe -max_total_time=120 -max_len=4096
 //
 // (apt-get install clang-14 libclang-rt-14-dev if the fuzzer runtime is missing.)

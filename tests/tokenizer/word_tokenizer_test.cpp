@@ -8,12 +8,13 @@
 
 #include "util/error.h"
 #include "util/files.h"
+#include "util/source_dir.h"
 
 namespace tinylm {
 namespace {
 
 std::string verdict() {
-  return read_file(std::string(TINYLM_SOURCE_DIR) + "/data/the-verdict.txt");
+  return read_file(std::string(tinylm::source_dir()) + "/data/the-verdict.txt");
 }
 
 using Words = std::vector<std::string>;

@@ -12,11 +12,12 @@
 #include "util/error.h"
 #include "util/files.h"
 #include "util/utf8.h"
+#include "util/source_dir.h"
 
 namespace tinylm {
 namespace {
 
-const std::string kCorpus = std::string(TINYLM_SOURCE_DIR) + "/data/the-verdict.txt";
+const std::string kCorpus = std::string(tinylm::source_dir()) + "/data/the-verdict.txt";
 
 nlohmann::json config_on(const nlohmann::json& data) {
   return {{"model", {{"block_size", 16}, {"n_layer", 1}, {"n_head", 2}, {"d_model", 8}}},

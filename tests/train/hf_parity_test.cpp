@@ -13,11 +13,12 @@
 #include "model/hf_gpt2.h"
 #include "train/verify.h"
 #include "util/files.h"
+#include "util/source_dir.h"
 
 namespace tinylm {
 namespace {
 
-const std::string kFixtures = std::string(TINYLM_SOURCE_DIR) + "/tests/fixtures/";
+const std::string kFixtures = std::string(tinylm::source_dir()) + "/tests/fixtures/";
 
 void expect_all_pass(const std::vector<CheckResult>& results, size_t expected_checks) {
   EXPECT_EQ(results.size(), expected_checks);

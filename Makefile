@@ -2,13 +2,17 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 
-.PHONY: deps configure build test test-sanitize demo bench clean format
+.PHONY: deps configure build test build-sanitize test-sanitize demo bench clean format
 
 deps:
 	@bash scripts/install-deps.sh
 
+# Ninja (scripts/install-deps.sh installs it) for a new build folder; one configured before
+# keeps its generator.
+generator = $(if $(wildcard $(1)/CMakeCache.txt),,-G Ninja)
+
 configure: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release > $(BUILD).configure.log 2>&1 || (cat $(BUILD).configure.log; exit 1)
+	@cmake -S . -B $(BUILD) $(call generator,$(BUILD)) -DCMAKE_BUILD_TYPE=Release > $(BUILD).configure.log 2>&1 || (cat $(BUILD).configure.log; exit 1)
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
@@ -24,9 +28,11 @@ test: build
 # allocator), and Distributed.* (mpirun's ranks: Open MPI's own allocations at exit are
 # not ours to suppress): SANITIZE_EXCLUDE (a ctest -E regex) names them.
 SANITIZE_EXCLUDE ?= tiktoken_differential|llama_cpp_reads_gguf|hf_tokenizers_read_tokenizer_json|report_browser|serve_openai_client|serve_browser|HuggingFaceParity|Overfit|Measured|GPT.GradientsMatchFiniteDifferences|ModuleGradients|InterruptSavesACheckpoint|SecondRunIntoALockedFolder|Distributed\.
-test-sanitize: deps
-	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Sanitize > build-asan.configure.log 2>&1 || (cat build-asan.configure.log; exit 1)
+build-sanitize: deps
+	@cmake -S . -B build-asan $(call generator,build-asan) -DCMAKE_BUILD_TYPE=Sanitize > build-asan.configure.log 2>&1 || (cat build-asan.configure.log; exit 1)
 	@cmake --build build-asan -j $(JOBS)
+
+test-sanitize: build-sanitize
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 		ctest --output-on-failure -j $(JOBS) -E '$(SANITIZE_EXCLUDE)'

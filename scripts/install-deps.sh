@@ -7,7 +7,7 @@
 #                                    run report (best effort: without them it is skipped)
 set -euo pipefail
 
-packages=(g++ cmake make pkg-config libopenblas-openmp-dev nlohmann-json3-dev
+packages=(g++ cmake make ninja-build ccache pkg-config libopenblas-openmp-dev nlohmann-json3-dev
           libcli11-dev libgtest-dev libgmock-dev libpcre2-dev libdnnl-dev
           libcpp-httplib-dev libcurl4-openssl-dev libssl-dev
           openmpi-bin libopenmpi-dev)

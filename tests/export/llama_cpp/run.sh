@@ -59,10 +59,11 @@ trap 'rm -rf "$work"' EXIT
 status=0
 
 # The smallest top-2 margin (logit units) at which a file of each type must still choose
-# tinylm's token: about 2.5x the logit error llama.cpp shows on the gpt2-tiny fixture
-# (F32 4e-3, through its fp16 GELU table; F16 0.008; BF16 0.06; Q8_0 0.19, the last
-# with llama.cpp's own 8-bit activations), on Zen and on AMX hosts alike.
-declare -A greedy_tolerance=([f32]=0.01 [f16]=0.02 [bf16]=0.15 [q8_0]=0.5)
+# tinylm's token: about twice the largest logit error llama.cpp shows on the gpt2-tiny
+# fixture (a flip needs the two logits' errors to differ by the margin): F32 4e-3,
+# through its fp16 GELU table; F16 0.008; BF16 0.057; Q8_0 0.19, with llama.cpp's own
+# 8-bit activations; the same on Zen and on AMX hosts (batches under 32).
+declare -A greedy_tolerance=([f32]=0.01 [f16]=0.02 [bf16]=0.12 [q8_0]=0.4)
 
 # compare_greedy LABEL THEIRS OURS MARGINS TOL: THEIRS must equal OURS token by token up
 # to the first token whose margin in MARGINS is below TOL (there either may come out).
@@ -184,6 +185,7 @@ declare -A tolerance=([f16]=0.005 [bf16]=0.03 [q8_0]=0.1)
 for dtype in f16 bf16 q8_0; do
   out=$(node logits.mjs "$work/tiny-f32.gguf" "$work/tiny-$dtype.gguf" "$prompt,$ours") ||
     { echo "$dtype logits: $out"; status=1; continue; }
+  out=$(grep '^logits:' <<<"$out" || true)  # after the variant line, shown with the checks above
   echo "$dtype against f32, $out"
   read -r diff ref < <(sed -n 's/.*max |diff| \([^,]*\), max |reference| \([^,]*\),.*/\1 \2/p' <<<"$out")
   if ! awk -v d="$diff" -v r="$ref" -v t="${tolerance[$dtype]}" 'BEGIN { exit !(r > 0 && d <= t * r) }'; then

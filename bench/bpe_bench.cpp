@@ -8,12 +8,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "tokenizer/bpe_tokenizer.h"
 #include "util/files.h"
+#include "util/source_dir.h"
 
 namespace {
 
@@ -57,7 +59,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--repeat")) repeat = std::max(1, std::atoi(argv[i + 1]));
   }
-  const std::string dir = TINYLM_SOURCE_DIR "/data/";
+  const std::string dir = std::string(tinylm::source_dir()) + "/data/";
   bench("tinyshakespeare", tinylm::read_file(dir + "tinyshakespeare.txt"), threads, repeat);
   bench("bangla", tinylm::read_file(dir + "bangla.txt"), threads, repeat);
   return 0;

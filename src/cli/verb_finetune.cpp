@@ -1,5 +1,7 @@
 // tinylm finetune --task classify|instruct --base SRC --data FILE --out RUN
 //                 [--config FILE] [--set key=value ...] [--resume] [--stop-after N] [--quiet]
+#include <nlohmann/json.hpp>
+
 #include "cli/cli_util.h"
 #include "dist/communicator.h"
 #include "finetune/classify_trainer.h"

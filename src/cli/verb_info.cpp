@@ -7,6 +7,7 @@
 // is printed.
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "cli/cli_util.h"

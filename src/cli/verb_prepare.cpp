@@ -3,6 +3,7 @@
 // first 1 - val_fraction of the tokens and the rest) and DIR/meta.json (tokenizer, counts).
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_util.h"
 #include "data/corpus.h"

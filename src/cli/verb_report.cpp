@@ -3,6 +3,7 @@
 // run's: finetune/finetune_report.h); for runs made before the report existed, or to
 // refresh the samples with another seed.
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_util.h"
 #include "finetune/finetune_report.h"

@@ -1,4 +1,6 @@
 // tinylm train --config FILE [--out RUN_DIR] [--resume] [--preset NAME] [--set key=value ...]
+#include <nlohmann/json.hpp>
+
 #include "cli/cli_util.h"
 #include "train/trainer.h"
 #include "util/error.h"

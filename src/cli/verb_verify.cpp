@@ -3,6 +3,7 @@
 // "classify" (finetune/verify_classify.h), "lora" (finetune/verify_lora.h), "instruct"
 // (finetune/verify_instruct.h).
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "backend/registry.h"
 #include "cli/cli_util.h"

@@ -1,6 +1,7 @@
 #include "data/addition.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "tokenizer/addition_tokenizer.h"
 #include "util/error.h"

@@ -2,6 +2,8 @@
 // instruction_data.h.
 #include "data/instruction_data.h"
 
+#include <nlohmann/json.hpp>
+
 #include "util/error.h"
 #include "util/files.h"
 #include "util/json_read.h"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 
 #include "data/delimited_file.h"
 #include "util/error.h"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 
 #include "data/classification_dataset.h"
 #include "dist/communicator.h"

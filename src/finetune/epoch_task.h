@@ -7,7 +7,7 @@
 //   total steps = epochs * floor(n_train / batch_size), or finetune.max_steps if smaller
 #pragma once
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <utility>
 #include <vector>

@@ -1,5 +1,6 @@
 #include "finetune/finetune_config.h"
 
+#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 

@@ -1,5 +1,7 @@
 #include "finetune/finetune_plan.h"
 
+#include <nlohmann/json.hpp>
+
 #include "dist/communicator.h"
 #include "finetune/run_folder.h"
 #include "report/memory.h"

@@ -9,7 +9,6 @@
 // write_responses). Anything else is a new run.
 #pragma once
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "finetune/finetune_config.h"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "data/instruction_data.h"
 #include "finetune/epoch_task.h"

@@ -4,7 +4,7 @@
 // (`tinylm report --run RUN` on a classify or instruct run).
 #pragma once
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

@@ -2,6 +2,7 @@
 #include "finetune/hf_classifier.h"
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 
 #include "io/safetensors.h"
 #include "lora/peft.h"

@@ -6,7 +6,7 @@
 // transformers does (last_non_pad) and reads each text as it comes.
 #pragma once
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "finetune/classifier.h"

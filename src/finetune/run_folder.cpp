@@ -1,5 +1,7 @@
 #include "finetune/run_folder.h"
 
+#include <nlohmann/json.hpp>
+
 #include "train/model_source.h"
 #include "train/run_folder.h"
 #include "util/error.h"

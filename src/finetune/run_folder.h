@@ -13,7 +13,7 @@
 // Nothing saved is overwritten: the folder rules are train/run_folder.h's (one policy for
 // every task), and what --resume may change is finetune_plan.h's list.
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "finetune/finetune_config.h"

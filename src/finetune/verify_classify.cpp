@@ -3,6 +3,7 @@
 
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "finetune/hf_classifier.h"

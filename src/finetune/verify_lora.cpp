@@ -2,6 +2,7 @@
 #include "finetune/verify_lora.h"
 
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "finetune/verify_util.h"

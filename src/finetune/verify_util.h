@@ -3,7 +3,7 @@
 // JsonField, and "adamw" through train/verify.h's read_adamw_reference), relative errors.
 #pragma once
 #include <functional>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

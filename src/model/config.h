@@ -4,7 +4,7 @@
 // inconsistent ones, each with a message naming the field.
 #pragma once
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "nn/block_config.h"

@@ -1,5 +1,6 @@
 #include "model/hf_gpt2.h"
 
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "io/safetensors.h"

@@ -9,7 +9,7 @@
 //     ignores and import uses, so import -> export -> import is bit-identical.
 #pragma once
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "model/gpt.h"

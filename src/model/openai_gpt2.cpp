@@ -1,6 +1,8 @@
 // OpenAI's original GPT-2 checkpoint (see openai_gpt2.h).
 #include "model/openai_gpt2.h"
 
+#include <nlohmann/json.hpp>
+
 #include "io/tf_bundle.h"
 #include "util/error.h"
 #include "util/files.h"

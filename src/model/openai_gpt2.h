@@ -17,7 +17,7 @@
 // Hugging Face's gpt2 config gives (0.1).
 #pragma once
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "model/gpt.h"

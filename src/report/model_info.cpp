@@ -1,5 +1,7 @@
 #include "report/model_info.h"
 
+#include <nlohmann/json.hpp>
+
 #include "report/text_table.h"
 #include "util/error.h"
 #include "util/files.h"

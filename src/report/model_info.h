@@ -2,7 +2,7 @@
 // shape, as text (aligned tables) or JSON. Everything is computed from the GPTConfig.
 #pragma once
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "model/config.h"

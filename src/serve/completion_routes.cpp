@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "serve/api_error.h"

@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include <nlohmann/json.hpp>
+
 namespace tinylm::serve {
 
 std::string json_text(const nlohmann::json& j) {

@@ -2,7 +2,7 @@
 // UTF-8 (a token holding part of a character) replaced by U+FFFD, and a token's exact
 // bytes go out as a list of numbers (OpenAI's and llama.cpp's "bytes").
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 namespace httplib {

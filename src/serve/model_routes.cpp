@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

@@ -8,7 +8,7 @@
 //   POST /detokenize {"tokens": [id]}    -> {"content"}
 // Bad bodies throw ApiError 400 naming the field.
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "serve/http_json.h"  // httplib::Request, Response
 #include "serve/server.h"

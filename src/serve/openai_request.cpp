@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "serve/api_error.h"

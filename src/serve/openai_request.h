@@ -13,7 +13,7 @@
 //     top_logprobs (0..20), and the same sampling fields
 #pragma once
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <chrono>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 

@@ -1,5 +1,7 @@
 #include "tokenizer/addition_tokenizer.h"
 
+#include <nlohmann/json.hpp>
+
 #include "tokenizer/char_tokenizer.h"
 #include "util/error.h"
 #include "util/utf8.h"
@@ -11,6 +13,8 @@ AdditionTokenizer AdditionTokenizer::from_json(const nlohmann::json& j) {
           "addition tokenizer JSON: expected {\"kind\": \"addition\"}");
   return {};
 }
+
+nlohmann::json AdditionTokenizer::to_json() const { return {{"kind", "addition"}}; }
 
 std::vector<int32_t> AdditionTokenizer::encode(std::string_view text) const {
   std::vector<int32_t> ids;

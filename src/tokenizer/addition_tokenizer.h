@@ -32,7 +32,7 @@ class AdditionTokenizer : public Tokenizer {
   int64_t vocab_size() const override { return kVocabSize; }
   std::vector<int32_t> encode(std::string_view text) const override;
   std::string decode(const std::vector<int32_t>& ids) const override;
-  nlohmann::json to_json() const override { return {{"kind", "addition"}}; }
+  nlohmann::json to_json() const override;
   int32_t eot_id() const override { return kEos; }
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <nlohmann/json.hpp>
 
 #include "tokenizer/bpe_merge.h"
 #include "tokenizer/bpe_pretokenize.h"

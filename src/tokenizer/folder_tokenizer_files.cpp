@@ -1,6 +1,8 @@
 // A model folder's tokenizer files (see folder_tokenizer_files.h).
 #include "tokenizer/folder_tokenizer_files.h"
 
+#include <nlohmann/json.hpp>
+
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/hf_tokenizer_files.h"
 #include "tokenizer/load.h"

@@ -1,6 +1,8 @@
 // Hugging Face's tokenizer files (see hf_tokenizer_files.h).
 #include "tokenizer/hf_tokenizer_files.h"
 
+#include <nlohmann/json.hpp>
+
 #include "tokenizer/bpe_spelling.h"
 #include "util/files.h"
 

@@ -12,7 +12,7 @@
 // GPT-2 BPE and trained BPE with GPT-2's pre-tokeniser; others are refused, naming it.
 #pragma once
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "tokenizer/bpe_tokenizer.h"

@@ -1,5 +1,7 @@
 #include "tokenizer/load.h"
 
+#include <nlohmann/json.hpp>
+
 #include "tokenizer/addition_tokenizer.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/char_tokenizer.h"

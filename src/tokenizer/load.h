@@ -9,7 +9,7 @@
 // "kind" is an InputError naming it.
 #pragma once
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 

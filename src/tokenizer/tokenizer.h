@@ -3,7 +3,7 @@
 // tokenizer/load.h turns that JSON back into the right tokenizer.
 #pragma once
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -1,6 +1,7 @@
 #include "tokenizer/word_tokenizer.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string_view>
 

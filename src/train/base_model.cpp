@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "model/hf_gpt2.h"
 #include "model/openai_gpt2.h"

@@ -14,7 +14,7 @@
 // model's vocabulary, "model" overrides with a base that is not a preset.
 #pragma once
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "model/gpt.h"

@@ -1,5 +1,7 @@
 #include "train/config_model.h"
 
+#include <nlohmann/json.hpp>
+
 #include "report/model_info.h"
 #include "train/train_config.h"
 #include "train/training_data.h"

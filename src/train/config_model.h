@@ -5,7 +5,7 @@
 // corpus is read and tokenised, so the two cannot disagree. A bare model object
 // ({"n_layer": ...} without "model") is read as it is.
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "model/config.h"

@@ -1,5 +1,7 @@
 #include "train/dist_settings.h"
 
+#include <nlohmann/json.hpp>
+
 #include "dist/gradient_sync.h"
 #include "train/section_reader.h"
 

@@ -1,7 +1,7 @@
 // The "dist" section of a training or fine-tuning config (docs/distributed.md):
 //   "dist": { "reduce": "sum" | "ordered", "check_replicas": false }
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 namespace tinylm {

@@ -1,6 +1,7 @@
 #include "train/lm_plan.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "report/memory.h"
 #include "tensor/threads.h"

@@ -2,6 +2,7 @@
 #include "train/model_source.h"
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "hub/hub_cache.h"
 #include "model/gguf_gpt2.h"

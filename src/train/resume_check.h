@@ -11,7 +11,7 @@
 // is refused with the setting's name: a run with other settings is a new run.
 #pragma once
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

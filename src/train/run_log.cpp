@@ -1,5 +1,6 @@
 #include "train/run_log.h"
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "util/error.h"

@@ -6,7 +6,7 @@
 // written through a symbolic link: a new log replaces a link, a resumed one refuses it.
 #pragma once
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "util/files.h"

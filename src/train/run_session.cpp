@@ -1,5 +1,7 @@
 #include "train/run_session.h"
 
+#include <nlohmann/json.hpp>
+
 #include "dist/communicator.h"
 #include "train/checkpoint.h"
 #include "util/error.h"

@@ -1,5 +1,7 @@
 #include "train/samples.h"
 
+#include <nlohmann/json.hpp>
+
 #include "data/addition.h"
 #include "generate/generate.h"
 #include "tokenizer/addition_tokenizer.h"

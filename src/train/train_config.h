@@ -24,7 +24,7 @@
 // `--set train.lr=3e-4` overrides one field; the value is read as JSON when it parses
 // (numbers, true/false, quoted strings) and as a plain string otherwise.
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

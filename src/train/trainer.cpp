@@ -1,6 +1,7 @@
 #include "train/trainer.h"
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "backend/registry.h"
 #include "dist/communicator.h"

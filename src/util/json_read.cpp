@@ -3,6 +3,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "util/error.h"
@@ -189,6 +190,12 @@ std::string JsonField::name() const {
 std::string JsonField::child(const std::string& key) const {
   return path_.empty() ? key : path_ + "." + key;
 }
+
+bool JsonField::is_object() const { return value_->is_object(); }
+bool JsonField::is_array() const { return value_->is_array(); }
+bool JsonField::is_null() const { return value_->is_null(); }
+bool JsonField::is_string() const { return value_->is_string(); }
+bool JsonField::is_number() const { return value_->is_number(); }
 
 void JsonField::require_object() const {
   require(value_->is_object(), name() + " must be a JSON object");

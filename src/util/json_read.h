@@ -6,7 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,11 +50,11 @@ class JsonField {
   // "file: a.b[2]" (or "file" for the whole document).
   std::string name() const;
 
-  bool is_object() const { return value_->is_object(); }
-  bool is_array() const { return value_->is_array(); }
-  bool is_null() const { return value_->is_null(); }
-  bool is_string() const { return value_->is_string(); }
-  bool is_number() const { return value_->is_number(); }
+  bool is_object() const;
+  bool is_array() const;
+  bool is_null() const;
+  bool is_string() const;
+  bool is_number() const;
   // True when this is an object holding key.
   bool has(const std::string& key) const;
   // The value under key; InputError if this is not an object or the key is missing.

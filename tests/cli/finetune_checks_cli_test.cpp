@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
 #include "finetune/finetune_test_util.h"

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
 #include "finetune/finetune_test_util.h"

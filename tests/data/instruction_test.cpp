@@ -2,6 +2,8 @@
 // and the course's collate (end-of-text, padding, -100 targets, prompt mask, cut).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "data/instruction_collate.h"
 #include "data/instruction_data.h"
 #include "data/test_util.h"

@@ -1,6 +1,8 @@
 // tokenizer_from_json / tokenizer_for_corpus (tokenizer/load.h): every kind round-trips.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "data/corpus.h"
 #include "data/test_util.h"
 #include "tokenizer/load.h"

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "common/gradcheck.h"
 #include "common/input_error.h"

@@ -4,6 +4,7 @@
 // under OpenAI's names: a Conv1D [in, out] is the kernel [1, in, out] with the same bytes.
 #pragma once
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <future>
+#include <nlohmann/json.hpp>
 
 #include "serve/server_harness.h"
 

@@ -3,6 +3,7 @@
 // chosen token, and the limits a request is checked against: over real sockets.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "serve/logit_adjust.h"

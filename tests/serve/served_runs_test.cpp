@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "export/gguf_export.h"
 #include "finetune/finetune_test_util.h"

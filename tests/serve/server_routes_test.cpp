@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "serve/server_harness.h"

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <future>
+#include <nlohmann/json.hpp>
 
 #include "generate/generate.h"
 #include "model/padded_vocab_folder.h"

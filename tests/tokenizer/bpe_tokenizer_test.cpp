@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "tokenizer/bpe_check.h"
 #include "util/error.h"
 #include "util/files.h"

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "tokenizer/bpe_train.h"
 #include "tokenizer/char_tokenizer.h"

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "tokenizer/char_tokenizer.h"
 #include "train/checkpoint.h"

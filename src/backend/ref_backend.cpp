@@ -2,20 +2,20 @@
 // tests/backend/op_table_test.cpp compares every other backend with.
 #include "backend/registry.h"
 #include "ops/bf16.h"
-#include "ops/f16.h"
-#include "ops/q8_0.h"
 #include "ops/cross_entropy.h"
 #include "ops/dropout.h"
 #include "ops/embedding.h"
+#include "ops/f16.h"
 #include "ops/layernorm.h"
 #include "ops/layout.h"
 #include "ops/linear_packed.h"
 #include "ops/matmul.h"
+#include "ops/q8_0.h"
 #include "ops/softmax.h"
 
 namespace tinylm {
 namespace {
-bool always(std::string*) {
+bool reference_always_available(std::string*) {
   return true;
 }
 }  // namespace
@@ -24,7 +24,7 @@ const Backend& ref_backend() {
   static const Backend table{
       .name = "ref",
       .device = Device::kCpu,
-      .available = always,
+      .available = reference_always_available,
       .matmul = ops::ref::matmul,
       .linear_forward = ops::ref::linear_forward,
       .linear_backward = ops::ref::linear_backward,

@@ -30,7 +30,7 @@ std::string read_input(const std::string& path) {
 }
 
 int run_check(const BpeTokenizer& tok, const std::string& path) {
-  const CheckResult r = check_jsonl(tok, read_file(path), path);
+  const BpeCheckResult r = check_jsonl(tok, read_file(path), path);
   for (const auto& m : r.mismatches) {
     std::printf("mismatch at %s:%zu: text %s\n", path.c_str(), m.line,
                 nlohmann::json(m.text)

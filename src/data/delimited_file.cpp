@@ -37,10 +37,6 @@ void for_each_line(const std::string& text, F f) {
   }
 }
 
-bool is_blank(const std::string& s) {
-  return s.find_first_not_of(" \t\r\n") == std::string::npos;
-}
-
 std::vector<TableRecord> parse_tsv(const std::string& text) {
   std::vector<TableRecord> records;
   for_each_line(text, [&](int64_t number, const std::string& line) {
@@ -163,6 +159,10 @@ std::vector<TableRecord> read_table(const std::string& path, TableFormat format)
       return parse_jsonl(text, path);
   }
   return {};
+}
+
+bool is_blank(const std::string& s) {
+  return s.find_first_not_of(" \t\r\n") == std::string::npos;
 }
 
 }  // namespace tinylm

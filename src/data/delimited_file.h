@@ -42,4 +42,7 @@ std::vector<TableRecord> read_table(const std::string& path, TableFormat format)
 // Splits CSV text into records (RFC 4180); `what` names the file in errors.
 std::vector<TableRecord> parse_csv(const std::string& text, const std::string& what);
 
+// True when `s` holds nothing but spaces, tabs and line ends.
+bool is_blank(const std::string& s);
+
 }  // namespace tinylm

@@ -32,10 +32,6 @@ std::string lower_trimmed(const std::string& s) {
   return out;
 }
 
-bool is_blank(const std::string& s) {
-  return s.find_first_not_of(" \t\r\n") == std::string::npos;
-}
-
 constexpr int64_t kLastField = -2;
 // A column index beyond any line a text file holds (a line of 2^31 fields has 2 GB).
 constexpr int64_t kMaxColumnIndex = INT32_MAX;

@@ -27,12 +27,6 @@ namespace tinylm::finetune {
 
 namespace {
 
-std::string fixed4(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4f", v);
-  return buf;
-}
-
 // An empty split (finetune.val_fraction 0, a tiny file) has no accuracy: it is said so,
 // and no number is logged for it.
 std::string percent_of(const Accuracy& a, const char* split) {
@@ -143,10 +137,11 @@ class ClassifyTask : public EpochTask {
   std::pair<nlohmann::json, std::string> losses() override {
     const double train = classification_loss(model_, data_.train, f_.batch_size, f_.eval_batches);
     if (data_.val.size() == 0)
-      return {{{"train_loss", train}}, "train loss " + fixed4(train) + " (no validation split)"};
+      return {{{"train_loss", train}},
+              "train loss " + report::fixed(train, 4) + " (no validation split)"};
     const double val = classification_loss(model_, data_.val, f_.batch_size, f_.eval_batches);
     return {{{"train_loss", train}, {"val_loss", val}},
-            "train loss " + fixed4(train) + ", val loss " + fixed4(val)};
+            "train loss " + report::fixed(train, 4) + ", val loss " + report::fixed(val, 4)};
   }
   void epoch_done(int64_t step, int64_t epoch) override {
     const Accuracy tr = accuracy(model_, data_.train, f_.batch_size, 0);

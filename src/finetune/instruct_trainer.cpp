@@ -29,17 +29,11 @@ namespace tinylm::finetune {
 
 namespace {
 
-std::string fixed4(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4f", v);
-  return buf;
-}
-
 // A split whose every response is cut or masked has no loss: said so, not printed as 0.
 constexpr const char* kNoTargets = "(no supervised targets)";
 
 std::string loss_text(const std::optional<double>& loss) {
-  return loss ? fixed4(*loss) : kNoTargets;
+  return loss ? report::fixed(*loss, 4) : kNoTargets;
 }
 
 // Exit 2 before training when no training entry keeps a target: every step would

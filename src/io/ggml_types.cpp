@@ -5,19 +5,13 @@
 #include <cmath>
 #include <cstring>
 
+#include "io/load_unaligned.h"
 #include "util/error.h"
 #include "util/float16.h"
 #include "util/q8_0.h"
 
 namespace tinylm {
 namespace {
-
-template <typename T>
-T load(const char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
 
 template <typename T>
 void store(char* p, T v) {
@@ -120,13 +114,13 @@ void ggml_to_float(GgmlType type, const char* bytes, int64_t n, float* out) {
   for (int64_t i = 0; i < n; i += ggml_block_size(type)) {
     switch (type) {
       case GgmlType::kF32:
-        out[i] = load<float>(bytes + 4 * i);
+        out[i] = load_unaligned<float>(bytes + 4 * i);
         break;
       case GgmlType::kF16:
-        out[i] = half_to_float(load<uint16_t>(bytes + 2 * i));
+        out[i] = half_to_float(load_unaligned<uint16_t>(bytes + 2 * i));
         break;
       case GgmlType::kBF16:
-        out[i] = bf16_to_float(load<uint16_t>(bytes + 2 * i));
+        out[i] = bf16_to_float(load_unaligned<uint16_t>(bytes + 2 * i));
         break;
       case GgmlType::kQ8_0:
         dequantize_q8_block(bytes + i / kQ8Block * kQ8BlockBytes, out + i);

@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "io/load_unaligned.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/json_read.h"
@@ -69,13 +70,6 @@ int64_t dtype_size(DType d) {
       break;
   }
   return 0;
-}
-
-template <class T>
-T load(const char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
 }
 
 std::string in_quotes(const std::string& s) {
@@ -348,17 +342,20 @@ Tensor SafeTensorEntry::to_float() const {
       if (n) std::memcpy(out, p, sizeof(float) * n);
       break;
     case DType::F64:
-      convert_all(p, n, 8, out, [](const char* q) { return static_cast<float>(load<double>(q)); });
+      convert_all(p, n, 8, out,
+                  [](const char* q) { return static_cast<float>(load_unaligned<double>(q)); });
       break;
     case DType::F16:
-      convert_all(p, n, 2, out, [](const char* q) { return half_to_float(load<uint16_t>(q)); });
+      convert_all(p, n, 2, out,
+                  [](const char* q) { return half_to_float(load_unaligned<uint16_t>(q)); });
       break;
     case DType::BF16:
-      convert_all(p, n, 2, out, [](const char* q) { return bf16_to_float(load<uint16_t>(q)); });
+      convert_all(p, n, 2, out,
+                  [](const char* q) { return bf16_to_float(load_unaligned<uint16_t>(q)); });
       break;
     case DType::U64:  // may exceed int64, so not through to_int64
       convert_all(p, n, 8, out,
-                  [](const char* q) { return static_cast<float>(load<uint64_t>(q)); });
+                  [](const char* q) { return static_cast<float>(load_unaligned<uint64_t>(q)); });
       break;
     default: {
       const std::vector<int64_t> v = to_int64();
@@ -379,29 +376,29 @@ std::vector<int64_t> SafeTensorEntry::to_int64() const {
       if (n) std::memcpy(o, p, sizeof(int64_t) * n);
       break;
     case DType::I32:
-      convert_all(p, n, 4, o, [](const char* q) { return int64_t{load<int32_t>(q)}; });
+      convert_all(p, n, 4, o, [](const char* q) { return int64_t{load_unaligned<int32_t>(q)}; });
       break;
     case DType::I16:
-      convert_all(p, n, 2, o, [](const char* q) { return int64_t{load<int16_t>(q)}; });
+      convert_all(p, n, 2, o, [](const char* q) { return int64_t{load_unaligned<int16_t>(q)}; });
       break;
     case DType::I8:
-      convert_all(p, n, 1, o, [](const char* q) { return int64_t{load<int8_t>(q)}; });
+      convert_all(p, n, 1, o, [](const char* q) { return int64_t{load_unaligned<int8_t>(q)}; });
       break;
     case DType::U32:
-      convert_all(p, n, 4, o, [](const char* q) { return int64_t{load<uint32_t>(q)}; });
+      convert_all(p, n, 4, o, [](const char* q) { return int64_t{load_unaligned<uint32_t>(q)}; });
       break;
     case DType::U16:
-      convert_all(p, n, 2, o, [](const char* q) { return int64_t{load<uint16_t>(q)}; });
+      convert_all(p, n, 2, o, [](const char* q) { return int64_t{load_unaligned<uint16_t>(q)}; });
       break;
     case DType::U8:
-      convert_all(p, n, 1, o, [](const char* q) { return int64_t{load<uint8_t>(q)}; });
+      convert_all(p, n, 1, o, [](const char* q) { return int64_t{load_unaligned<uint8_t>(q)}; });
       break;
     case DType::BOOL:
       convert_all(p, n, 1, o, [](const char* q) { return int64_t{*q != 0}; });
       break;
     case DType::U64:
       for (int64_t i = 0; i < n; ++i) {
-        const uint64_t v = load<uint64_t>(p + 8 * i);
+        const uint64_t v = load_unaligned<uint64_t>(p + 8 * i);
         require(v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()),
                 label + ": U64 value " + std::to_string(v) + " does not fit in int64");
         o[i] = static_cast<int64_t>(v);
@@ -424,7 +421,7 @@ SafeTensors parse_safetensors(std::string_view bytes, const std::string& what) {
   f.source = what;
   const std::string size = std::to_string(bytes.size()) + " bytes";
   require(bytes.size() >= 8, what + ": too short for a safetensors file (" + size + ")");
-  const uint64_t header_len = load<uint64_t>(bytes.data());
+  const uint64_t header_len = load_unaligned<uint64_t>(bytes.data());
   require(header_len <= bytes.size() - 8, what + ": header length " + std::to_string(header_len) +
                                               " runs past the end of the file (" + size + ")");
   require(header_len <= kMaxHeaderBytes,

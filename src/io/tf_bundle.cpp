@@ -10,6 +10,7 @@
 
 #include "io/crc32c.h"
 #include "io/leveldb_table.h"
+#include "io/load_unaligned.h"
 #include "io/protobuf_wire.h"
 #include "util/checked_math.h"
 #include "util/error.h"
@@ -62,7 +63,7 @@ void parse_version(std::string_view bytes, const std::string& what, TfBundleHead
   }
 }
 
-TfBundleHeader parse_header(std::string_view bytes, const std::string& what) {
+TfBundleHeader parse_bundle_header(std::string_view bytes, const std::string& what) {
   const std::string where = what + ": header";
   TfBundleHeader h;
   ProtoReader in(bytes, where);
@@ -193,12 +194,6 @@ void require_float_readable(const TfBundleEntry& e, const std::string& where) {
                                    " has more than 4 dimensions (tinylm's tensors have at most 4)");
 }
 
-uint16_t load_u16(const char* p) {
-  uint16_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
 }  // namespace
 
 std::string tf_dtype_name(TfDType dtype) {
@@ -224,7 +219,7 @@ TfBundleIndex parse_tf_bundle_index(std::string_view bytes, const std::string& w
               ": no header entry (the first key must be empty): not a TensorFlow "
               "checkpoint index");
   TfBundleIndex index;
-  index.header = parse_header(table.front().value, what);
+  index.header = parse_bundle_header(table.front().value, what);
   index.entries.reserve(table.size() - 1);
   for (size_t i = 1; i < table.size(); ++i) {
     const std::string where = what + ": tensor " + table[i].key;
@@ -260,15 +255,14 @@ Tensor tf_tensor_to_float(const TfBundleEntry& e, std::string_view bytes, const 
   const int64_t item = tf_dtype_size(d);
   if (d == TfDType::kFloat && !bytes.empty()) std::memcpy(t.data(), bytes.data(), bytes.size());
   if (d == TfDType::kHalf)
-    convert_all(bytes, item, t.data(), [](const char* p) { return half_to_float(load_u16(p)); });
+    convert_all(bytes, item, t.data(),
+                [](const char* p) { return half_to_float(load_unaligned<uint16_t>(p)); });
   if (d == TfDType::kBFloat16)
-    convert_all(bytes, item, t.data(), [](const char* p) { return bf16_to_float(load_u16(p)); });
+    convert_all(bytes, item, t.data(),
+                [](const char* p) { return bf16_to_float(load_unaligned<uint16_t>(p)); });
   if (d == TfDType::kDouble)
-    convert_all(bytes, item, t.data(), [](const char* p) {
-      double v;
-      std::memcpy(&v, p, sizeof v);
-      return static_cast<float>(v);
-    });
+    convert_all(bytes, item, t.data(),
+                [](const char* p) { return static_cast<float>(load_unaligned<double>(p)); });
   return t;
 }
 

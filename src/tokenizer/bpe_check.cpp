@@ -29,9 +29,9 @@ std::string format_ids(const std::vector<int32_t>& ids) {
   return out + "]";
 }
 
-CheckResult check_jsonl(const BpeTokenizer& tokenizer, std::string_view jsonl,
-                        const std::string& name, size_t keep) {
-  CheckResult result;
+BpeCheckResult check_jsonl(const BpeTokenizer& tokenizer, std::string_view jsonl,
+                           const std::string& name, size_t keep) {
+  BpeCheckResult result;
   size_t pos = 0, line_no = 0;
   while (pos < jsonl.size()) {
     size_t eol = jsonl.find('\n', pos);

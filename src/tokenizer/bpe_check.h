@@ -20,15 +20,15 @@ struct CheckMismatch {
   std::string error;  // when encoding threw instead
 };
 
-struct CheckResult {
+struct BpeCheckResult {
   size_t passed = 0, failed = 0;
   std::vector<CheckMismatch> mismatches;  // the first few
 };
 
 // Throws InputError("name:line: ...") on a malformed line; keeps the first `keep`
 // mismatches. Empty lines are skipped.
-CheckResult check_jsonl(const BpeTokenizer& tokenizer, std::string_view jsonl,
-                        const std::string& name, size_t keep = 5);
+BpeCheckResult check_jsonl(const BpeTokenizer& tokenizer, std::string_view jsonl,
+                           const std::string& name, size_t keep = 5);
 
 // "[1, 2, 3]"
 std::string format_ids(const std::vector<int32_t>& ids);

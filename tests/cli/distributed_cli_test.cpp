@@ -35,8 +35,8 @@ bool mpi_available() {
 // MPMD line): exit code and output.
 RunResult run_mpi(const std::string& ranks) {
   const std::string out = fresh_dir("mpi-out") + "/out.txt";
-  const std::string cmd =
-      std::string("cd '") + tinylm::source_dir() + "' && " + kMpirun + ranks + " > '" + out + "' 2>&1";
+  const std::string cmd = std::string("cd '") + tinylm::source_dir() + "' && " + kMpirun + ranks +
+                          " > '" + out + "' 2>&1";
   const int status = std::system(cmd.c_str());
   RunResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -68,7 +68,7 @@ std::string config(const std::string& dir, const nlohmann::json& train, double d
 
 // LoRA adapters (r 4) on the tiny GPT-2 fixture, trained on the-verdict.txt with GPT-2's
 // tokenizer: the frozen base is not reduced, the adapters are.
-std::string lora_config(const std::string& dir, int grad_accum) {
+std::string distributed_lora_config(const std::string& dir, int grad_accum) {
   nlohmann::json j = nlohmann::json::parse(R"({
   "model": {"block_size": 16, "dropout": 0.1},
   "data": {"path": "data/the-verdict.txt"},
@@ -166,7 +166,7 @@ TEST_F(Distributed, RanksEqualOneProcessAccumulatingBitForBit) {
 
 // Test 2 for a LoRA run: 2 ranks == 1 process accumulating 2 micro-batches, bit for bit.
 TEST_F(Distributed, ALoraRunOnTwoRanksEqualsOneProcessBitForBit) {
-  const std::string cfg = lora_config(dir_, 2);
+  const std::string cfg = distributed_lora_config(dir_, 2);
   const std::string one = dir_ + "/one", two = dir_ + "/two";
   train_one(cfg, one, " --set dist.reduce=ordered");
   train_mpi(2, cfg, two, " --set dist.reduce=ordered");

@@ -78,7 +78,7 @@ class Outside {
 
 // A LoRA run on gpt2-tiny (it writes adapter/ too), with a report and a checkpoint at
 // step 2 and the last at step 4.
-std::string lora_config(const std::string& dir) {
+std::string links_lora_config(const std::string& dir) {
   std::ofstream(dir + "/lora.json") << R"({
   "model": {"block_size": 16},
   "data": {"path": "data/the-verdict.txt"},
@@ -112,7 +112,7 @@ TEST(RunLinks, TrainReportAndPlotNeverWriteThroughALink) {
   Outside outside(dir + "/outside");
   const std::string run = dir + "/run";
   plant_train_links(outside, run);
-  auto r = run_tinylm("train --quiet --config " + lora_config(dir) + " --out " + run);
+  auto r = run_tinylm("train --quiet --config " + links_lora_config(dir) + " --out " + run);
   ASSERT_EQ(r.code, 0) << r.output;
   outside.expect_untouched();
   // The run's own files took the links' places.
@@ -146,7 +146,7 @@ TEST(RunLinks, TrainReportAndPlotNeverWriteThroughALink) {
 TEST(RunLinks, AResumedLogOrALockThatIsALinkIsRefused) {
   const std::string dir = fresh_dir("links-resume");
   Outside outside(dir + "/outside");
-  const std::string cfg = lora_config(dir);
+  const std::string cfg = links_lora_config(dir);
   const std::string run = dir + "/run";
   auto r = run_tinylm("train --quiet --config " + cfg + " --out " + run + " --stop-after 2");
   ASSERT_EQ(r.code, 0) << r.output;

@@ -40,7 +40,7 @@ class TraceCli : public ::testing::Test {
 };
 std::string TraceCli::dir_;
 
-bool contains(const std::string& s, const std::string& what) {
+bool has_text(const std::string& s, const std::string& what) {
   return s.find(what) != std::string::npos;
 }
 
@@ -49,11 +49,11 @@ bool contains(const std::string& s, const std::string& what) {
 TEST_F(TraceCli, EvalOfTheAdditionRunRefusesTheTextFlags) {
   const RunResult r = run_tinylm("eval --run " + run_dir() + " --data nowhere.txt --stride 3");
   EXPECT_EQ(r.code, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "--data, --stride: the addition task")) << r.output;
+  EXPECT_TRUE(has_text(r.output, "--data, --stride: the addition task")) << r.output;
   EXPECT_EQ(run_tinylm("eval --run " + run_dir() + " --n 50").code, 0);
   const RunResult n = run_tinylm("eval --model tests/fixtures/gpt2-tiny --n 50");
   EXPECT_EQ(n.code, 2) << n.output;
-  EXPECT_TRUE(contains(n.output, "--n applies only to --task addition")) << n.output;
+  EXPECT_TRUE(has_text(n.output, "--n applies only to --task addition")) << n.output;
 }
 
 TEST_F(TraceCli, PrintsEverySection) {
@@ -64,41 +64,41 @@ TEST_F(TraceCli, PrintsEverySection) {
         "== 3. blocks ==", "-- block 0 --", "-- block 1 --", "head 0 attention weights",
         "head 1 attention weights", "before block 0", "after block 1",
         "== 4. next token after pos 7 '=' (=) (top 5) =="})
-    EXPECT_TRUE(contains(r.output, section)) << section << "\n" << r.output;
+    EXPECT_TRUE(has_text(r.output, section)) << section << "\n" << r.output;
   // Roles of the addition positions, and the first query row of a causal matrix.
-  EXPECT_TRUE(contains(r.output, "a 100s")) << r.output;
-  EXPECT_TRUE(contains(r.output, "b 1s")) << r.output;
-  EXPECT_TRUE(contains(r.output, "0 1            1.00    .")) << r.output;
-  EXPECT_FALSE(contains(r.output, "== answer")) << r.output;
+  EXPECT_TRUE(has_text(r.output, "a 100s")) << r.output;
+  EXPECT_TRUE(has_text(r.output, "b 1s")) << r.output;
+  EXPECT_TRUE(has_text(r.output, "0 1            1.00    .")) << r.output;
+  EXPECT_FALSE(has_text(r.output, "== answer")) << r.output;
 }
 
 TEST_F(TraceCli, AnswerShowsWhereTheLastBlockLooksForEachDigit) {
   auto r = run_tinylm("trace --run " + run_dir() + " --text 123+456= --answer");
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_TRUE(contains(r.output, "== answer")) << r.output;
+  EXPECT_TRUE(has_text(r.output, "== answer")) << r.output;
   EXPECT_TRUE(
-      contains(r.output, "expected (123 + 456 = 579, digits least significant first): 9750"))
+      has_text(r.output, "expected (123 + 456 = 579, digits least significant first): 9750"))
       << r.output;
-  EXPECT_TRUE(contains(r.output, "token 0 = sum 1s:")) << r.output;
-  EXPECT_TRUE(contains(r.output, "predicted at pos 7 '=' (=)")) << r.output;
-  EXPECT_TRUE(contains(r.output, "    head 1:")) << r.output;
-  EXPECT_TRUE(contains(r.output, "generated: \"")) << r.output;
+  EXPECT_TRUE(has_text(r.output, "token 0 = sum 1s:")) << r.output;
+  EXPECT_TRUE(has_text(r.output, "predicted at pos 7 '=' (=)")) << r.output;
+  EXPECT_TRUE(has_text(r.output, "    head 1:")) << r.output;
+  EXPECT_TRUE(has_text(r.output, "generated: \"")) << r.output;
 }
 
 // Each bad input: exit code 2, one message naming the problem.
-void expect_input_error(const std::string& args, const std::string& message) {
+void expect_trace_input_error(const std::string& args, const std::string& message) {
   auto r = run_tinylm(args);
   EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
-  EXPECT_TRUE(contains(r.output, message)) << args << "\n" << r.output;
+  EXPECT_TRUE(has_text(r.output, message)) << args << "\n" << r.output;
 }
 
 TEST_F(TraceCli, BadInputGivesExitCode2) {
-  expect_input_error("trace --run " + run_dir(), "--text is required");
-  expect_input_error("trace --run " + run_dir() + " --text 12x+456=", "'x'");
-  expect_input_error("trace --run " + run_dir() + " --text 123+456=97501234",
-                     "--text is 16 tokens, longer than the model's context (block_size 13)");
-  expect_input_error("trace --text 123+456=", "pass --run or --model");
-  expect_input_error("trace --run " + run_dir() + " --text 1+1= --dims 0", "--dims");
+  expect_trace_input_error("trace --run " + run_dir(), "--text is required");
+  expect_trace_input_error("trace --run " + run_dir() + " --text 12x+456=", "'x'");
+  expect_trace_input_error("trace --run " + run_dir() + " --text 123+456=97501234",
+                           "--text is 16 tokens, longer than the model's context (block_size 13)");
+  expect_trace_input_error("trace --text 123+456=", "pass --run or --model");
+  expect_trace_input_error("trace --run " + run_dir() + " --text 1+1= --dims 0", "--dims");
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 namespace tinylm {
 namespace {
 
-std::vector<int32_t> iota(int n) {
+std::vector<int32_t> sampler_iota(int n) {
   std::vector<int32_t> ids(n);
   std::iota(ids.begin(), ids.end(), 0);
   return ids;
@@ -19,7 +19,7 @@ std::vector<int32_t> iota(int n) {
 
 TEST(SampleBatch, TargetsAreInputsShiftedByOne) {
   // ids[i] = i, so a window's values are its offsets.
-  const std::vector<int32_t> ids = iota(500);
+  const std::vector<int32_t> ids = sampler_iota(500);
   Rng rng(42);
   const Batch b = sample_batch(ids, 16, 32, rng);
   ASSERT_EQ(b.B, 16);
@@ -39,7 +39,7 @@ TEST(SampleBatch, TargetsAreInputsShiftedByOne) {
 }
 
 TEST(SampleBatch, SameSeedSameBatches) {
-  const std::vector<int32_t> ids = iota(10000);
+  const std::vector<int32_t> ids = sampler_iota(10000);
   Rng a(7), b(7), c(8);
   for (int step = 0; step < 5; ++step) {
     const Batch x = sample_batch(ids, 4, 16, a);
@@ -51,7 +51,7 @@ TEST(SampleBatch, SameSeedSameBatches) {
 }
 
 TEST(SampleBatch, ResumesFromASavedRngState) {
-  const std::vector<int32_t> ids = iota(10000);
+  const std::vector<int32_t> ids = sampler_iota(10000);
   Rng run(1337);
   sample_batch(ids, 8, 8, run);
   const auto saved = run.state();
@@ -62,7 +62,7 @@ TEST(SampleBatch, ResumesFromASavedRngState) {
 }
 
 TEST(SampleBatch, EveryOffsetCanBeDrawn) {
-  const std::vector<int32_t> ids = iota(6);  // T = 3: offsets 0, 1, 2
+  const std::vector<int32_t> ids = sampler_iota(6);  // T = 3: offsets 0, 1, 2
   Rng rng(1);
   std::vector<int> seen(3, 0);
   for (int i = 0; i < 300; ++i) ++seen[sample_batch(ids, 1, 3, rng).inputs[0]];
@@ -70,7 +70,7 @@ TEST(SampleBatch, EveryOffsetCanBeDrawn) {
 }
 
 TEST(SampleBatch, Errors) {
-  const std::vector<int32_t> ids = iota(8);
+  const std::vector<int32_t> ids = sampler_iota(8);
   Rng rng(1);
   EXPECT_NO_THROW(sample_batch(ids, 2, 7, rng));
   EXPECT_THROW(sample_batch(ids, 2, 8, rng), InputError);  // needs 9 tokens
@@ -86,7 +86,7 @@ std::vector<Batch> all_batches(EvalWindows& w, int64_t B) {
 }
 
 TEST(EvalWindows, NonOverlappingWindowsCoverTheFileOnce) {
-  const std::vector<int32_t> ids = iota(21);  // T = 5: windows at 0, 5, 10, 15 (ends at 20)
+  const std::vector<int32_t> ids = sampler_iota(21);  // T = 5: windows at 0, 5, 10, 15 (ends at 20)
   EvalWindows w(ids, 5, 5);
   EXPECT_EQ(w.starts(), (std::vector<int64_t>{0, 5, 10, 15}));
   const std::vector<Batch> batches = all_batches(w, 3);
@@ -101,7 +101,7 @@ TEST(EvalWindows, NonOverlappingWindowsCoverTheFileOnce) {
 }
 
 TEST(EvalWindows, TailWindowScoresOnlyWhatIsLeft) {
-  const std::vector<int32_t> ids = iota(14);  // T = 5: windows at 0, 5, then tail at 8
+  const std::vector<int32_t> ids = sampler_iota(14);  // T = 5: windows at 0, 5, then tail at 8
   EvalWindows w(ids, 5, 5);
   EXPECT_EQ(w.starts(), (std::vector<int64_t>{0, 5, 8}));
   const std::vector<Batch> batches = all_batches(w, 8);
@@ -115,7 +115,7 @@ TEST(EvalWindows, TailWindowScoresOnlyWhatIsLeft) {
 
 TEST(EvalWindows, SlidingWindowsScoreEachTargetExactlyOnce) {
   const int n = 103;
-  const std::vector<int32_t> ids = iota(n);
+  const std::vector<int32_t> ids = sampler_iota(n);
   for (int64_t stride : {1, 3, 7, 16}) {
     EvalWindows w(ids, 16, stride);
     std::vector<int> scored(n, 0);
@@ -130,7 +130,7 @@ TEST(EvalWindows, SlidingWindowsScoreEachTargetExactlyOnce) {
 }
 
 TEST(EvalWindows, Errors) {
-  const std::vector<int32_t> ids = iota(10);
+  const std::vector<int32_t> ids = sampler_iota(10);
   EXPECT_THROW(EvalWindows(ids, 10, 10), InputError);  // needs 11 tokens
   EXPECT_THROW(EvalWindows(ids, 4, 5), InputError);    // stride > T
   EXPECT_THROW(EvalWindows(ids, 4, 0), InputError);

@@ -29,7 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::input_error;
 
-FinetuneConfig tiny_config(const std::string& data) {
+FinetuneConfig instruct_config(const std::string& data) {
   FinetuneConfig c = FinetuneConfig::from_json(testing::tiny_instruct_settings(), "instruct");
   c.base = "gpt2-124m";
   c.data = data;
@@ -87,7 +87,7 @@ TEST(FinetuneConfig, RejectsUnknownFieldsAndReadsLists) {
       FinetuneConfig::from_json({{"lora", {{"targets", "c_attn,c_fc"}}}}, "classify");
   EXPECT_EQ(c.lora.targets, (std::vector<std::string>{"c_attn", "c_fc"}));
   // to_json -> from_saved gives the same settings
-  FinetuneConfig d = tiny_config("x.json");
+  FinetuneConfig d = instruct_config("x.json");
   EXPECT_EQ(FinetuneConfig::from_saved(d.to_json(), "t").to_json(), d.to_json());
 }
 
@@ -125,7 +125,7 @@ TEST(FinetuneConfig, ColumnsMayBeIntegerIndices) {
 TEST(FinetuneInstruct, WritesTheRunFolderAndLearns) {
   const std::string dir = testing::temp_path("instruct-run");
   const std::string data = testing::write_instruction_file(dir + "-data.json", 24);
-  ASSERT_EQ(finetune_instruct(tiny_config(data), {dir, false, true, -1}), 0);
+  ASSERT_EQ(finetune_instruct(instruct_config(data), {dir, false, true, -1}), 0);
   for (const char* f : {"config.json", "tokenizer.json", "log.jsonl", "last.safetensors",
                         "report.html", "results.json", "test-responses.json"})
     EXPECT_TRUE(file_exists(dir + "/" + f)) << f;
@@ -164,7 +164,7 @@ TEST(FinetuneInstruct, ResumeIsExact) {
   const std::string whole = testing::temp_path("instruct-whole"),
                     split = testing::temp_path("instruct-split");
   const std::string data = testing::write_instruction_file(whole + "-data.json", 14);
-  FinetuneConfig c = tiny_config(data);
+  FinetuneConfig c = instruct_config(data);
   c.finetune.dropout = 0.1;  // the dropout generator must be restored too
   c.finetune.write_responses = false;
   ASSERT_EQ(finetune_instruct(c, {whole, false, true, -1}), 0);
@@ -200,7 +200,7 @@ bool unchanged(const SafeTensors& file, const std::string& name, const Tensor& v
 TEST(FinetuneInstruct, TrainsOnlyWhatTrainableNames) {
   const std::string dir = testing::temp_path("instruct-trainable");
   const std::string data = testing::write_instruction_file(dir + "-data.json", 14);
-  FinetuneConfig c = tiny_config(data);
+  FinetuneConfig c = instruct_config(data);
   c.model["n_layer"] = 2;
   c.finetune.write_responses = false;
   // The weights every run starts from (the preset, seeded as the trainer seeds it).
@@ -271,7 +271,7 @@ TEST(FinetuneInstruct, TrainsOnlyWhatTrainableNames) {
 TEST(FinetuneInstruct, ANanStopsTheRunWithoutWritingACheckpoint) {
   const std::string dir = testing::temp_path("instruct-nan");
   const std::string data = testing::write_instruction_file(dir + "-data.json", 40);
-  FinetuneConfig c = tiny_config(data);
+  FinetuneConfig c = instruct_config(data);
   c.finetune.lr = 3e38;
   c.finetune.weight_decay = 0;
   c.finetune.checkpoint_interval = 1;
@@ -323,7 +323,7 @@ TEST(InstructionLoss, BatchesWithoutTargetsAreLeftOut) {
 TEST(FinetuneInstruct, DataWithoutSupervisedTargets) {
   const std::string dir = testing::temp_path("instruct-no-targets");
   const std::string data = testing::write_instruction_file(dir + "-data.json", 14);
-  FinetuneConfig c = tiny_config(data);
+  FinetuneConfig c = instruct_config(data);
   c.finetune.max_steps = 1;
   c.finetune.write_responses = false;
   c.finetune.mask_prompt = true;
@@ -353,7 +353,7 @@ TEST(FinetuneInstruct, DataWithoutSupervisedTargets) {
 TEST(FinetuneInstruct, RefusesBadOutFoldersAndDataWithoutWriting) {
   const std::string dir = testing::temp_path("instruct-bad");
   const std::string data = testing::write_instruction_file(dir + "-data.json", 14);
-  FinetuneConfig c = tiny_config(data);
+  FinetuneConfig c = instruct_config(data);
   c.finetune.max_steps = 1;
   c.finetune.write_responses = false;
   // --resume with nothing to resume

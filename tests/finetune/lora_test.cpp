@@ -25,16 +25,17 @@
 namespace tinylm::finetune {
 namespace {
 
-const std::string kFixture = std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-micro-lora";
+const std::string kLoraFixture =
+    std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-micro-lora";
 
-GPTConfig small_config() {
+GPTConfig lora_base_config() {
   GPTConfig c;
   c.vocab_size = 13, c.block_size = 8, c.n_layer = 2, c.n_head = 2, c.d_model = 8;
   return c;
 }
 
 std::unique_ptr<GPT> random_model(uint64_t seed = 4) {
-  auto model = std::make_unique<GPT>(small_config());
+  auto model = std::make_unique<GPT>(lora_base_config());
   Rng rng(seed);
   for (auto& p : model->parameters())
     p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
@@ -47,7 +48,7 @@ LoraConfig config(int64_t r, std::vector<std::string> targets, float alpha = 8.0
   return c;
 }
 
-const std::vector<int32_t> kIds = {1, 4, 7, 2, 9, 3, 3, 9, 2, 11};
+const std::vector<int32_t> kLoraIds = {1, 4, 7, 2, 9, 3, 3, 9, 2, 11};
 const std::vector<int32_t> kTargets = {4, 7, 2, 9, 3, 3, 9, 2, 11, 0};
 
 // The figure, from the config alone (no 124M allocation).
@@ -72,10 +73,10 @@ TEST(Lora, AttachedCountMatchesTheConfigCount) {
 
 TEST(Lora, StartsAsTheBaseWithPeftsKaimingUniformA) {
   auto model = random_model();
-  const Tensor base = model->forward(kIds.data(), 2, 5).clone();
+  const Tensor base = model->forward(kLoraIds.data(), 2, 5).clone();
   Rng rng(3);
   LoraSet lora(*model, nullptr, config(4, {"c_attn", "c_fc"}), rng);
-  const Tensor adapted = model->forward(kIds.data(), 2, 5);
+  const Tensor adapted = model->forward(kLoraIds.data(), 2, 5);
   for (int64_t i = 0; i < base.numel(); ++i) ASSERT_EQ(adapted[i], base[i]);  // B = 0
   for (auto& a : lora.attached()) {
     const float bound = 1.0f / std::sqrt(static_cast<float>(a.target.in));
@@ -89,7 +90,7 @@ TEST(Lora, StartsAsTheBaseWithPeftsKaimingUniformA) {
 }
 
 TEST(Lora, RejectsBadRanksAndTargets) {
-  const GPTConfig c = small_config();
+  const GPTConfig c = lora_base_config();
   EXPECT_NE(testing::input_error([&] { lora_targets(c, 0, config(0, {"c_attn"})); }).find("lora.r"),
             std::string::npos);
   EXPECT_NE(
@@ -116,10 +117,10 @@ TEST(Lora, GradientsMatchFiniteDifferencesWithTheBaseFrozen) {
   for (const auto& p : lora.parameters())
     p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
   for (const auto& p : lora.parameters()) p.param->grad.zero();
-  model->forward_loss(kIds.data(), kTargets.data(), 2, 5);
+  model->forward_loss(kLoraIds.data(), kTargets.data(), 2, 5);
   model->backward();
   for (const auto& p : model->parameters()) EXPECT_FALSE(p.param->grad.defined()) << p.name;
-  const auto loss = [&] { return model->forward_loss(kIds.data(), kTargets.data(), 2, 5); };
+  const auto loss = [&] { return model->forward_loss(kLoraIds.data(), kTargets.data(), 2, 5); };
   for (const auto& p : lora.parameters()) {
     const Tensor analytic = p.param->grad.clone();
     testing::expect_grad_close(p.name, p.param->value, analytic, loss, 12, 1e-2f, 2e-2);
@@ -136,9 +137,9 @@ TEST(Lora, GradientsMatchFiniteDifferencesWithTheBaseFrozen) {
     p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
   const std::vector<int32_t> labels = {2, 0};
   clf.zero_grad();
-  clf.forward_loss(kIds.data(), labels.data(), 2, 5);
+  clf.forward_loss(kLoraIds.data(), labels.data(), 2, 5);
   clf.backward();
-  const auto clf_loss = [&] { return clf.forward_loss(kIds.data(), labels.data(), 2, 5); };
+  const auto clf_loss = [&] { return clf.forward_loss(kLoraIds.data(), labels.data(), 2, 5); };
   for (const auto& p : trainable_only(clf.parameters())) {
     const Tensor analytic = p.param->grad.clone();
     testing::expect_grad_close(p.name, p.param->value, analytic, clf_loss, 12, 1e-2f, 2e-2);
@@ -154,10 +155,11 @@ TEST(Lora, DropoutOnlyWhenTraining) {
   LoraSet lora(*model, nullptr, c, rng);
   for (const auto& p : lora.parameters())
     p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.5f));
-  const Tensor eval1 = model->forward(kIds.data(), 2, 5).clone();
+  const Tensor eval1 = model->forward(kLoraIds.data(), 2, 5).clone();
   Rng dropout_rng(3);
-  const Tensor train = model->forward(kIds.data(), 2, 5, nn::Context{true, &dropout_rng}).clone();
-  const Tensor eval2 = model->forward(kIds.data(), 2, 5);
+  const Tensor train =
+      model->forward(kLoraIds.data(), 2, 5, nn::Context{true, &dropout_rng}).clone();
+  const Tensor eval2 = model->forward(kLoraIds.data(), 2, 5);
   double diff = 0;
   for (int64_t i = 0; i < eval1.numel(); ++i) {
     ASSERT_EQ(eval1[i], eval2[i]);
@@ -178,8 +180,9 @@ TEST(Lora, DropoutFollowsTheSequenceNotTheBatch) {
     p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.5f));
   Rng whole_rng(3), part_rng(3);
   const Tensor whole =
-      model->forward(kIds.data(), 2, 5, nn::Context{true, &whole_rng, 0, 2}).clone();
-  const Tensor second = model->forward(kIds.data() + 5, 1, 5, nn::Context{true, &part_rng, 1, 1});
+      model->forward(kLoraIds.data(), 2, 5, nn::Context{true, &whole_rng, 0, 2}).clone();
+  const Tensor second =
+      model->forward(kLoraIds.data() + 5, 1, 5, nn::Context{true, &part_rng, 1, 1});
   const int64_t row = second.numel();
   for (int64_t i = 0; i < row; ++i) ASSERT_NEAR(second[i], whole[row + i], 1e-5) << i;
 }
@@ -190,11 +193,11 @@ TEST(Lora, MergeFoldsTheAdapterIntoTheBase) {
   LoraSet lora(*model, nullptr, config(3, {"c_attn", "c_proj", "c_fc"}), rng);
   for (const auto& p : lora.parameters())
     p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
-  const Tensor adapted = model->forward(kIds.data(), 2, 5).clone();
+  const Tensor adapted = model->forward(kLoraIds.data(), 2, 5).clone();
   lora.merge();
   EXPECT_TRUE(lora.attached().empty());
   EXPECT_FALSE(model->h[0].attn.c_attn.adapter);
-  const Tensor merged = model->forward(kIds.data(), 2, 5);
+  const Tensor merged = model->forward(kLoraIds.data(), 2, 5);
   for (int64_t i = 0; i < merged.numel(); ++i)
     ASSERT_NEAR(merged[i], adapted[i], 1e-4f * (1 + std::abs(adapted[i])));
 }
@@ -209,7 +212,7 @@ TEST(Peft, SaveLoadRoundTrip) {
     LoraSet lora(*model, nullptr, config(2, {"c_attn", "c_proj"}, 4.0f), rng);
     for (const auto& p : lora.parameters())
       p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
-    adapted = model->forward(kIds.data(), 2, 5).clone();
+    adapted = model->forward(kLoraIds.data(), 2, 5).clone();
     save_peft_adapter(lora, dir, PeftInfo{"CAUSAL_LM", "gpt2", nullptr});
   }
   const auto cfg = nlohmann::json::parse(read_file(dir + "/adapter_config.json"));
@@ -225,7 +228,7 @@ TEST(Peft, SaveLoadRoundTrip) {
             (Shape{8, 2}));
   auto loaded = load_peft_adapter(*model, nullptr, dir);
   EXPECT_EQ(loaded->config().scaling(), 2.0f);
-  const Tensor back = model->forward(kIds.data(), 2, 5);
+  const Tensor back = model->forward(kLoraIds.data(), 2, 5);
   for (int64_t i = 0; i < back.numel(); ++i) ASSERT_EQ(back[i], adapted[i]);
   std::filesystem::remove_all(dir);
 }
@@ -356,7 +359,7 @@ TEST(Peft, ClassifierAdapterAndMergeReproduceTheLogits) {
   clf.attach_lora(config(2, {"c_attn", "head"}), rng);
   for (const auto& p : clf.lora()->parameters())
     p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
-  const Tensor adapted = clf.forward(kIds.data(), 2, 5).clone();
+  const Tensor adapted = clf.forward(kLoraIds.data(), 2, 5).clone();
   save_peft_adapter(*clf.lora(), dir + "/adapter", PeftInfo{"SEQ_CLS", "", nullptr});
   EXPECT_EQ(
       nlohmann::json::parse(read_file(dir + "/adapter/adapter_config.json"))["target_modules"],
@@ -365,7 +368,7 @@ TEST(Peft, ClassifierAdapterAndMergeReproduceTheLogits) {
   auto loaded = load_hf_classifier(dir + "/base");
   auto lora = load_peft_adapter(loaded->body(), &loaded->score, dir + "/adapter");
   EXPECT_EQ(lora->attached().size(), 3u);
-  const Tensor back = loaded->forward(kIds.data(), 2, 5);
+  const Tensor back = loaded->forward(kLoraIds.data(), 2, 5);
   for (int64_t i = 0; i < back.numel(); ++i) ASSERT_EQ(back[i], adapted[i]);
 
   auto base = load_hf_classifier(dir + "/base");
@@ -373,7 +376,7 @@ TEST(Peft, ClassifierAdapterAndMergeReproduceTheLogits) {
   EXPECT_TRUE(s.classifier);
   EXPECT_EQ(s.modules, 3);
   auto merged = load_hf_classifier(dir + "/merged");
-  const Tensor m = merged->forward(kIds.data(), 2, 5);
+  const Tensor m = merged->forward(kLoraIds.data(), 2, 5);
   for (int64_t i = 0; i < m.numel(); ++i)
     EXPECT_NEAR(m[i], adapted[i], 1e-5f * (1 + std::abs(adapted[i])));
   EXPECT_NE(testing::input_error([&] {
@@ -420,7 +423,7 @@ TEST(Peft, FullyTrainedHeadTravelsWithTheAdapter) {
   EXPECT_TRUE(clf.score.weight.trainable());
   for (const auto& p : clf.lora()->parameters())
     p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
-  const Tensor adapted = clf.forward(kIds.data(), 2, 5).clone();
+  const Tensor adapted = clf.forward(kLoraIds.data(), 2, 5).clone();
   save_peft_adapter(*clf.lora(), dir + "/adapter", PeftInfo{"SEQ_CLS", "", &clf.score.weight});
   const auto cfg = nlohmann::json::parse(read_file(dir + "/adapter/adapter_config.json"));
   EXPECT_EQ(cfg["modules_to_save"], nlohmann::json({"score"}));
@@ -428,13 +431,13 @@ TEST(Peft, FullyTrainedHeadTravelsWithTheAdapter) {
 
   auto loaded = load_hf_classifier(dir + "/base");
   auto lora = load_peft_adapter(loaded->body(), &loaded->score, dir + "/adapter");
-  const Tensor back = loaded->forward(kIds.data(), 2, 5);
+  const Tensor back = loaded->forward(kLoraIds.data(), 2, 5);
   for (int64_t i = 0; i < back.numel(); ++i) ASSERT_EQ(back[i], adapted[i]);
   std::filesystem::remove_all(dir);
 }
 
 TEST(VerifyLora, FixturePasses) {
-  const auto results = verify_lora(kFixture);
+  const auto results = verify_lora(kLoraFixture);
   ASSERT_GE(results.size(), 6u);
   for (const auto& r : results)
     EXPECT_TRUE(r.pass) << r.name << " error " << r.error << " " << r.detail;

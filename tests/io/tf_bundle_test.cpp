@@ -50,7 +50,7 @@ class TfBundleFiles : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-std::vector<float> random_values(int64_t n, uint32_t seed) {
+std::vector<float> bundle_values(int64_t n, uint32_t seed) {
   std::mt19937 gen(seed);
   std::normal_distribution<float> normal;
   std::vector<float> v(static_cast<size_t>(n));
@@ -65,7 +65,7 @@ std::vector<float> as_floats(const std::string& bytes) {
 }
 
 tfw::BundleTensor random_tensor(const std::string& name, const Shape& shape, uint32_t seed) {
-  return tfw::float_tensor(name, shape, random_values(shape_numel(shape), seed));
+  return tfw::float_tensor(name, shape, bundle_values(shape_numel(shape), seed));
 }
 
 // A float16 / bfloat16 / float64 tensor holding `values` (exact in every one of them).

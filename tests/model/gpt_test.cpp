@@ -11,7 +11,7 @@
 namespace tinylm {
 namespace {
 
-GPTConfig small_config() {
+GPTConfig gpt_test_config() {
   GPTConfig c;
   c.vocab_size = 13, c.block_size = 8, c.n_layer = 2, c.n_head = 2, c.d_model = 8;
   return c;
@@ -20,7 +20,7 @@ GPTConfig small_config() {
 // The whole model, every parameter, against finite differences of the loss.
 TEST(GPT, GradientsMatchFiniteDifferences) {
   for (bool tied : {true, false}) {
-    GPTConfig c = small_config();
+    GPTConfig c = gpt_test_config();
     c.tie_head = tied;
     c.head_bias = !tied;
     GPT model(c);
@@ -52,7 +52,7 @@ TEST(GPT, GradientsMatchFiniteDifferences) {
 // output differs from the model with them.
 TEST(GPT, NoResidualGradientsMatchFiniteDifferences) {
   for (bool pre_ln : {true, false}) {
-    GPTConfig c = small_config();
+    GPTConfig c = gpt_test_config();
     c.pre_ln = pre_ln;
     c.residual = false;
     GPT model(c);
@@ -88,7 +88,7 @@ TEST(GPT, NoResidualGradientsMatchFiniteDifferences) {
 // in two draw, as batches of their own, what they draw in the whole batch, so a rank's
 // part of a global batch is trained as one process trains it (docs/distributed.md).
 TEST(GPT, DropoutFollowsTheSequenceNotTheBatch) {
-  GPTConfig c = small_config();
+  GPTConfig c = gpt_test_config();
   c.dropout = 0.3f;  // embeddings, attention weights, residual branches
   GPT model(c);
   Rng rng(4);
@@ -116,7 +116,7 @@ TEST(GPT, DropoutFollowsTheSequenceNotTheBatch) {
 }
 
 TEST(GPT, UniformLogitsGiveLossLnV) {
-  GPTConfig c = small_config();
+  GPTConfig c = gpt_test_config();
   c.tie_head = false;
   GPT model(c);
   Rng rng(1);
@@ -127,7 +127,7 @@ TEST(GPT, UniformLogitsGiveLossLnV) {
 }
 
 TEST(GPT, CountsParametersOnceWhenTied) {
-  GPTConfig c = small_config();
+  GPTConfig c = gpt_test_config();
   GPT tied(c);
   c.tie_head = false;
   GPT untied(c);
@@ -135,7 +135,7 @@ TEST(GPT, CountsParametersOnceWhenTied) {
 }
 
 TEST(GPT, RejectsSequencesLongerThanTheContext) {
-  GPT model(small_config());
+  GPT model(gpt_test_config());
   std::vector<int32_t> ids(9, 0);
   EXPECT_THROW(model.forward(ids.data(), 1, 9), InputError);
   ids[0] = 13;  // out of vocabulary
@@ -187,7 +187,7 @@ TEST(GPTConfig, JsonRoundTrip) {
 // Each block is built from the model's config with its defaults resolved: d_ff 0 is
 // 4 * d_model, attn_dropout < 0 is dropout; every other block field is carried over.
 TEST(GPTConfig, BlockConfigResolvesTheDefaults) {
-  GPTConfig c = small_config();
+  GPTConfig c = gpt_test_config();
   c.dropout = 0.25f;
   nn::BlockConfig b = block_config(c);
   EXPECT_EQ(b.d_model, 8);

@@ -48,7 +48,7 @@ void write_openai_folder(const std::string& dir, const std::vector<tfw::BundleTe
   testing::write_openai_folder(dir, kHparams, vars);
 }
 
-std::vector<float> logits_of(GPT& model) {
+std::vector<float> openai_logits_of(GPT& model) {
   const std::vector<int32_t> ids = {1, 60, 7, 0, 33, 12, 9, 9, 4, 50, 2, 17};
   return model.forward(ids.data(), 2, 6).to_vector();
 }
@@ -74,9 +74,9 @@ TEST(OpenAiGpt2, TheSameWeightsBothWaysGiveBitIdenticalLogits) {
   EXPECT_FALSE(is_openai_gpt2_dir(hf));
   auto from_tf = load_openai_gpt2(openai);
   auto from_hf = load_hf_gpt2(hf);
-  const std::vector<float> expected = logits_of(*model);
-  EXPECT_EQ(logits_of(*from_tf), expected);
-  EXPECT_EQ(logits_of(*from_hf), expected);
+  const std::vector<float> expected = openai_logits_of(*model);
+  EXPECT_EQ(openai_logits_of(*from_tf), expected);
+  EXPECT_EQ(openai_logits_of(*from_hf), expected);
   EXPECT_TRUE(from_tf->config().tie_head);
   fs::remove_all(openai);
   fs::remove_all(hf);

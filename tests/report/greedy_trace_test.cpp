@@ -13,7 +13,7 @@
 namespace tinylm::report {
 namespace {
 
-GPTConfig small_config() {
+GPTConfig trace_config() {
   GPTConfig c;
   c.vocab_size = 11, c.block_size = 9, c.n_layer = 2, c.n_head = 2, c.d_model = 12;
   return c;
@@ -28,7 +28,7 @@ int32_t argmax_next(GPT& model, const std::vector<int32_t>& ids) {
 }
 
 TEST(GreedyTrace, EachStepIsTheArgmaxAndTheTraceOfTheIdsSoFar) {
-  GPT model = testing::random_gpt(small_config(), 7);
+  GPT model = testing::random_gpt(trace_config(), 7);
   const std::vector<int32_t> prompt = {1, 5, 2};
   const GreedyTrace g = trace_greedy(model, prompt, 4, /*layer=*/1, /*top_attended=*/2);
   ASSERT_EQ(g.steps.size(), 4u);
@@ -56,7 +56,7 @@ TEST(GreedyTrace, EachStepIsTheArgmaxAndTheTraceOfTheIdsSoFar) {
 }
 
 TEST(GreedyTrace, StopsAtTheStopIdWithoutAddingIt) {
-  GPT model = testing::random_gpt(small_config(), 8);
+  GPT model = testing::random_gpt(trace_config(), 8);
   const std::vector<int32_t> prompt = {3, 4};
   const int32_t first = argmax_next(model, prompt);
   const GreedyTrace g = trace_greedy(model, prompt, 5, 0, 3, /*stop_id=*/first);
@@ -67,7 +67,7 @@ TEST(GreedyTrace, StopsAtTheStopIdWithoutAddingIt) {
 }
 
 TEST(GreedyTrace, StopsWhenTheContextIsFull) {
-  GPT model = testing::random_gpt(small_config(), 9);
+  GPT model = testing::random_gpt(trace_config(), 9);
   // 8 of 9 positions: the token predicted at position 8 is the last one that fits a step.
   const GreedyTrace g = trace_greedy(model, {1, 2, 3, 4, 5, 6, 7, 8}, 5, 0, 1);
   EXPECT_EQ(g.steps.size(), 2u);
@@ -79,7 +79,7 @@ TEST(GreedyTrace, StopsWhenTheContextIsFull) {
 }
 
 TEST(GreedyTrace, RejectsABlockTheModelDoesNotHave) {
-  GPT model = testing::random_gpt(small_config(), 10);
+  GPT model = testing::random_gpt(trace_config(), 10);
   EXPECT_THROW(trace_greedy(model, {1}, 1, 2, 1), InputError);
   EXPECT_THROW(trace_greedy(model, {1}, 1, -1, 1), InputError);
   EXPECT_THROW(trace_greedy(model, {1}, 1, 0, 0), InputError);

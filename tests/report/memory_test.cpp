@@ -11,7 +11,7 @@ namespace {
 // V 10, block 4, 1 layer, 2 heads, C 8, F 32, every bias, tied: N = 1,000 parameters
 // (wte 80, wpe 32, block: ln 16+16, c_attn 192+24, c_proj 64+8, c_fc 256+32,
 //  mlp.c_proj 256+8 = 872, ln_f 16).
-GPTConfig small_config() {
+GPTConfig memory_config() {
   GPTConfig c;
   c.vocab_size = 10, c.block_size = 4, c.n_layer = 1, c.n_head = 2, c.d_model = 8, c.d_ff = 32;
   return c;
@@ -21,7 +21,7 @@ GPTConfig small_config() {
 
 TEST(Memory, SmallConfigByHand) {
   // B 2, T 4: BT 8, BTC 64, BTF 256, B H T = 16 (elements of 4 bytes).
-  const auto m = estimate_memory(small_config(), 2, 4);
+  const auto m = estimate_memory(memory_config(), 2, 4);
   EXPECT_EQ(m.parameters, 4000);
   EXPECT_EQ(m.gradients, 4000);
   EXPECT_EQ(m.optimizer, 8000);
@@ -51,8 +51,8 @@ TEST(Memory, LoraTrainsOnlyTheAdapters) {
   lora.description = "LoRA r 2 on c_attn";
   lora.layers = {{"transformer.h.0.attn.c_attn", 8, 24}};
   ASSERT_EQ(lora.parameters(), 64);
-  const auto full = estimate_memory(small_config(), 2, 4);
-  const auto m = estimate_memory(small_config(), 2, 4, true, &lora);
+  const auto full = estimate_memory(memory_config(), 2, 4);
+  const auto m = estimate_memory(memory_config(), 2, 4, true, &lora);
   EXPECT_EQ(m.parameters, 4 * (1000 + 64));
   EXPECT_EQ(m.gradients, 4 * 64);
   EXPECT_EQ(m.optimizer, 8 * 64);
@@ -68,15 +68,15 @@ TEST(Memory, LoraTrainsOnlyTheAdapters) {
   EXPECT_TRUE(frozen_row);
   EXPECT_EQ(weights, m.parameters + m.gradients + m.optimizer);
   lora.dropout = 0.1f;  // xd, its byte mask and dxd [BT, in]
-  const auto d = estimate_memory(small_config(), 2, 4, true, &lora);
+  const auto d = estimate_memory(memory_config(), 2, 4, true, &lora);
   EXPECT_EQ(d.forward, m.forward + 4 * (64 + 16));
   EXPECT_EQ(d.backward, m.backward + 4 * 64);
 }
 
 TEST(Memory, DropoutBuffersOnlyWhenTraining) {
-  GPTConfig c = small_config();
+  GPTConfig c = memory_config();
   c.dropout = 0.1f;  // attention dropout follows it
-  const auto base = estimate_memory(small_config(), 2, 4);
+  const auto base = estimate_memory(memory_config(), 2, 4);
   const auto train = estimate_memory(c, 2, 4, /*training=*/true);
   const auto eval = estimate_memory(c, 2, 4, /*training=*/false);
   // forward: embedding mask + output 128, residual masks + outputs 256; attention keeps
@@ -89,7 +89,7 @@ TEST(Memory, DropoutBuffersOnlyWhenTraining) {
 }
 
 TEST(Memory, SinusoidalTableIsABuffer) {
-  GPTConfig c = small_config();
+  GPTConfig c = memory_config();
   c.position = PositionEncoding::Sinusoidal;
   const auto m = estimate_memory(c, 2, 4);
   EXPECT_EQ(m.parameters, 4 * (1000 - 32));

@@ -10,8 +10,8 @@
 #include "util/error.h"
 #include "util/files.h"
 #include "util/rng.h"
-#include "util/utf8.h"
 #include "util/source_dir.h"
+#include "util/utf8.h"
 
 namespace tinylm {
 namespace {
@@ -51,8 +51,9 @@ TEST(Gpt2Tokenizer, SpecialTokensFollowTiktoken) {
 }
 
 TEST(Gpt2Tokenizer, TiktokenFixture) {
-  const std::string path = std::string(tinylm::source_dir()) + "/tests/fixtures/tiktoken-gpt2.jsonl";
-  const CheckResult r = check_jsonl(gpt2(), read_file(path), path);
+  const std::string path =
+      std::string(tinylm::source_dir()) + "/tests/fixtures/tiktoken-gpt2.jsonl";
+  const BpeCheckResult r = check_jsonl(gpt2(), read_file(path), path);
   for (const auto& m : r.mismatches)
     ADD_FAILURE() << "line " << m.line << ": expected " << format_ids(m.expected) << " got "
                   << format_ids(m.got) << " " << m.error;
@@ -61,7 +62,8 @@ TEST(Gpt2Tokenizer, TiktokenFixture) {
 }
 
 TEST(Gpt2Tokenizer, TinyShakespeareTokenCountAndRoundTrip) {
-  const std::string text = read_file(std::string(tinylm::source_dir()) + "/data/tinyshakespeare.txt");
+  const std::string text =
+      read_file(std::string(tinylm::source_dir()) + "/data/tinyshakespeare.txt");
   const Ids ids = gpt2().encode(text);
   EXPECT_EQ(ids.size(), 338025u);
   EXPECT_EQ(gpt2().decode(ids), text);
@@ -117,10 +119,10 @@ TEST(Gpt2Tokenizer, RejectsBadInput) {
 }
 
 TEST(Gpt2Tokenizer, CheckReportsMismatchesAndMalformedLines) {
-  const CheckResult r = check_jsonl(gpt2(),
-                                    "{\"text\":\"Hello world\",\"ids\":[15496,995]}\n\n"
-                                    "{\"text\":\"Hello world\",\"ids\":[1]}\n",
-                                    "x.jsonl");
+  const BpeCheckResult r = check_jsonl(gpt2(),
+                                       "{\"text\":\"Hello world\",\"ids\":[15496,995]}\n\n"
+                                       "{\"text\":\"Hello world\",\"ids\":[1]}\n",
+                                       "x.jsonl");
   EXPECT_EQ(r.passed, 1u);
   EXPECT_EQ(r.failed, 1u);
   ASSERT_EQ(r.mismatches.size(), 1u);

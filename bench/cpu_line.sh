@@ -4,8 +4,8 @@
 # against the peers move with them.
 cpu_line() {
   local model family zen
-  model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-  family=$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -1)
+  model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | awk 'NR == 1')
+  family=$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | awk 'NR == 1')
   case "$family" in 25) zen=" (Zen 3 / Zen 4)";; 26) zen=" (Zen 5)";; *) zen="";; esac
   local avx512=no; grep -qw avx512f /proc/cpuinfo && avx512=yes
   echo "CPU: ${model:-unknown}, cpu family ${family:-?}${zen}, AVX-512 $avx512," \

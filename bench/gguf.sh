@@ -45,7 +45,7 @@ trap 'rm -rf "$work"' EXIT
 # around $num; stops the script, naming the line, when the number is not there.
 num='\([0-9][0-9.]*\)'
 pick() {
-  local v; v=$(sed -n "s|.*$1.*|\\1|p" <<<"$2" | head -1)
+  local v; v=$(sed -n "s|.*$1.*|\\1|p" <<<"$2" | awk 'NR == 1')
   [ -n "$v" ] || { echo "gguf.sh: no number for '$1' in: $2" >&2; exit 1; }
   echo "$v"
 }

@@ -31,7 +31,7 @@ PY=/usr/bin/python3   # Debian's python3-torch lives here
 source bench/cpu_line.sh
 cpu_line
 
-ms_per_step() { sed -n 's/.* \([0-9.]*\) ms\/step.*/\1/p' | head -1; }
+ms_per_step() { sed -n 's/.* \([0-9.]*\) ms\/step.*/\1/p' | awk 'NR == 1'; }
 
 compare() {  # title, our program, PyTorch's script, then the flags both take. PyTorch
              # runs with 1 and 2 threads; the faster counts.

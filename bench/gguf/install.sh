@@ -33,8 +33,8 @@ exec 9>"$cache/.install.lock"
 flock 9
 
 # What the build is tied to: the package version and this CPU (model and feature flags).
-cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-cpu_flags=$(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo | head -1 | cksum | cut -d' ' -f1)
+cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | awk 'NR == 1')
+cpu_flags=$(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo | awk 'NR == 1' | cksum | cut -d' ' -f1)
 want="node-llama-cpp $version; native CPU build; ${cpu_model:-unknown CPU}; flags $cpu_flags"
 stamp=$cache/native-build.stamp
 pkg=$cache/node_modules/node-llama-cpp

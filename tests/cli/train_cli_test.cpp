@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <utility>
 
 #include "cli/cli_test_util.h"
 #include "io/safetensors.h"
@@ -163,18 +164,17 @@ TEST(TrainCli, BadInputGivesExitCode2AndLosesNothing) {
   std::ofstream(dir + "/latin1.txt") << "caf\xE9 au lait";
   std::ofstream(dir + "/broken.json") << "{\"model\": ";
 
-  expect_input_error(
-      "train --config " + cfg + " --out " + dir + "/r1 --set data.path=" + dir + "/missing.txt",
-      "missing.txt");
-  expect_input_error(
-      "train --config " + cfg + " --out " + dir + "/r2 --set data.path=" + dir + "/empty.txt",
-      "empty");
-  expect_input_error(
-      "train --config " + cfg + " --out " + dir + "/r3 --set data.path=" + dir + "/short.txt",
-      "too short");
-  expect_input_error(
-      "train --config " + cfg + " --out " + dir + "/r4 --set data.path=" + dir + "/latin1.txt",
-      "invalid UTF-8 at byte 3");
+  // Corpora that cannot be trained on, and the words their message has.
+  const std::pair<const char*, const char*> bad_corpora[] = {
+      {"missing.txt", "missing.txt"},
+      {"empty.txt", "empty"},
+      {"short.txt", "too short"},
+      {"latin1.txt", "invalid UTF-8 at byte 3"}};
+  int run = 0;
+  for (const auto& [file, words] : bad_corpora)
+    expect_input_error("train --config " + cfg + " --out " + dir + "/r" + std::to_string(++run) +
+                           " --set data.path=" + dir + "/" + file,
+                       words);
   expect_input_error("train --config " + dir + "/broken.json", "not valid JSON");
   expect_input_error("train --config " + cfg + " --out " + dir + "/r5 --set train.lr=fast",
                      "train.lr must be a number");

@@ -1,4 +1,4 @@
-// Bad input from outside (issue 13, items 6-8): JSON someone else wrote, absurd sizes,
+// Bad input from outside: JSON someone else wrote, absurd sizes,
 // odd arguments and unwritable outputs each give one clear message and exit code 2 --
 // never undefined behaviour, a raw library error, a huge allocation or exit 0.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Fine-tuning input held to training's promises (issue 21 items 9, 11, 12, 18, 19, 20):
+// Fine-tuning input held to training's promises:
 // sizes and floats checked up front, every setting validated whichever task uses it,
 // empty splits said so, a text that mean pooling cannot average refused by file and
 // line; each bad input exits 2 before any file is written.

@@ -50,7 +50,7 @@ TEST(FinetuneClassifyCli, TrainsClassifiesAndEvaluates) {
   c = run_tinylm("classify --run " + run + " --input " + tmp + "/texts.txt");
   ASSERT_EQ(c.code, 0) << c.output;
   EXPECT_EQ(std::count(c.output.begin(), c.output.end(), '\n'), 3) << c.output;
-  // Issue 21 items 23 and 13: a folder as --input, and a column index past any integer,
+  // A folder as --input, and a column index past any integer,
   // exit 2 naming them.
   c = run_tinylm("classify --run " + run + " --input " + tmp);
   EXPECT_EQ(c.code, 2) << c.output;
@@ -119,7 +119,7 @@ TEST(FinetuneClassifyCli, BadDataExitsTwo) {
   r = finetune(tmp + "/empty.tsv");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("empty text"), std::string::npos) << r.output;
-  // Issue 21 items 23 and 22: a folder, and a key given twice in a JSONL line.
+  // A folder, and a key given twice in a JSONL line.
   fs::create_directories(tmp + "/folder");
   r = finetune(tmp + "/folder");
   EXPECT_EQ(r.code, 2) << r.output;

@@ -46,7 +46,7 @@ TEST(FinetuneInstructCli, TrainsRespondsAndEvaluates) {
   EXPECT_NE(eval.output.find("val loss"), std::string::npos) << eval.output;
   EXPECT_NE(eval.output.find("test loss"), std::string::npos) << eval.output;
 
-  // report rewrites the run's page from the run folder (issue 21 item 17).
+  // report rewrites the run's page from the run folder.
   fs::remove(run + "/report.html");
   const RunResult report = run_tinylm("report --run " + run);
   EXPECT_EQ(report.code, 0) << report.output;
@@ -83,9 +83,8 @@ TEST(FinetuneInstructCli, ALockedRunFolderIsRefused) {
   fs::remove_all(tmp);
 }
 
-// --resume takes the model from the checkpoint: --base may be left out (issue 21 item
-// 21); the settings that may change on resume are the task's list, the others are
-// refused by name; a new run needs --base.
+// --resume takes the model from the checkpoint: --base may be left out; the settings that may
+// change on resume are the task's list, the others are refused by name; a new run needs --base.
 TEST(FinetuneInstructCli, ResumeNeedsNoBaseAndChangesOnlyWhatMayChange) {
   const std::string tmp = fresh_dir("ft-instruct-resume");
   const std::string data = write_instruction_file(tmp + "/data.json", 14);

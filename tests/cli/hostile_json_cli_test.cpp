@@ -1,5 +1,5 @@
 // JSON nested 150,000 deep (300 KB) as a train config, a finetune config and instruction
-// data (issue 21 item 4): each exits 2 naming the file and the bound, where it once
+// data: each exits 2 naming the file and the bound, where it once
 // overflowed the stack (exit 139), and no run folder is written.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Integers on the command line (issue 21 item 13): every integer option is read as plain
+// Integers on the command line: every integer option is read as plain
 // decimal within its type before CLI11 converts it, so a value out of range, a sign on
 // an unsigned option or a non-decimal form exits 2 naming the flag (CLI11 alone clamps
 // 99999999999999999999 to INT64_MAX, wraps -1 to 2^64 - 1 and reads 010 as octal).

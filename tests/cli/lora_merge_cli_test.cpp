@@ -1,4 +1,4 @@
-// `tinylm lora merge` (issue 21, items 1, 14, 15, 16): the merged folder is filled under
+// `tinylm lora merge`: the merged folder is filled under
 // a new name made exclusively, so no folder tinylm did not make is removed; an --out that
 // cannot be written exits 2 naming it and leaves nothing behind; a base that already
 // holds its LoRA adapters (a LoRA run) is refused; and an adapter with a tensor name it

@@ -127,7 +127,7 @@ TEST(OpenModelCli, AClassifyRunAndItsHuggingFaceFolder) {
     EXPECT_EQ(v.code, 0) << args << "\n" << v.output;
     EXPECT_EQ(v.output.find("vocab_size 0"), std::string::npos) << v.output;
   }
-  // report rewrites the fine-tuning run's own page (issue 21 item 17).
+  // report rewrites the fine-tuning run's own page.
   EXPECT_NE(read_file(run + "/report.html").find("accuracy before"), std::string::npos);
   expect_exit(2, "sample --run " + run, "tinylm sample needs a language model");
   fs::remove_all(tmp);

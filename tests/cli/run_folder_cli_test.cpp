@@ -1,4 +1,4 @@
-// Reliability of `tinylm train` and its run folder (issue 13, items 1-5, 9, 10): a run
+// Reliability of `tinylm train` and its run folder: a run
 // never writes into a folder it did not create, every state a run can be left in is
 // resumable or says what it holds, the whole config is checked before step 1, one run
 // at a time per folder, no checkpoint with non-finite weights, the tokenizer travels

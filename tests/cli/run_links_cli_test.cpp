@@ -1,4 +1,4 @@
-// Writes never go through a symbolic link (issue 21, item 2): links planted under every
+// Writes never go through a symbolic link: links planted under every
 // name tinylm writes in a run folder (logs, configs, tokenizers, checkpoints, reports,
 // results, adapter and exported folders, the old fixed temp names), pointing at files
 // and folders outside, leave what they point at as it was, content and time. A new log

@@ -1,4 +1,4 @@
-// Readers and writers of one run folder never break each other (issue 21, item 3):
+// Readers and writers of one run folder never break each other:
 // `report` (which rewrites RUN/report.html, as the trainer does at every evaluation),
 // `sample`, `eval` and `plot` run in a loop against a run while a small training writes
 // into it; every reader exits 0. The training runs until the readers are done, however

@@ -164,7 +164,7 @@ CharTokenizer x_tokenizer() {
   return CharTokenizer({U'x', U'.'});
 }
 
-// Issue 21 item 23: a folder given as the data file is said to be a folder, whatever its
+// A folder given as the data file is said to be a folder, whatever its
 // name and whether or not the format is named; a missing file is said to be missing.
 TEST(LabeledTexts, AFolderIsRefusedAsAFolder) {
   const TempDir tmp;
@@ -186,7 +186,7 @@ TEST(LabeledTexts, AFolderIsRefusedAsAFolder) {
             "cannot open " + missing + ": No such file or directory");
 }
 
-// Issue 21 items 4 and 22: a JSONL line is read through the checked JSON reader.
+// A JSONL line is read through the checked JSON reader.
 TEST(LabeledTexts, JsonlLinesAreCheckedForDuplicateKeysAndDepth) {
   const TempDir tmp;
   const auto twice = write(tmp, "twice.jsonl",
@@ -202,7 +202,7 @@ TEST(LabeledTexts, JsonlLinesAreCheckedForDuplicateKeysAndDepth) {
             deep + ":1: JSON nested deeper than 512 levels");
 }
 
-// Issue 21 item 13: a column index too large for any integer type is bad input, not a
+// A column index too large for any integer type is bad input, not a
 // "stoll" failure.
 TEST(LabeledTexts, ColumnIndexesAreRangeChecked) {
   const TempDir tmp;

@@ -65,7 +65,7 @@ TEST(InstructionData, EntriesAreCheckedAndNamedByIndex) {
             std::string::npos);
 }
 
-// Issue 21 items 4, 22 and 23: the file is read through the checked JSON reader (a key
+// The file is read through the checked JSON reader (a key
 // given twice, or nesting past kMaxJsonDepth, is refused naming the file and line), and
 // a folder is refused as a folder.
 TEST(InstructionData, HostileFilesAreRefusedNamingFileAndLine) {

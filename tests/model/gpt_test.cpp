@@ -166,7 +166,7 @@ TEST(GPTConfig, RejectsInconsistentFieldsByName) {
   bad = ok;
   bad["n_layer"] = "two";
   EXPECT_NE(message(bad).find("model.n_layer must be an integer"), std::string::npos);
-  // Issue 21 item 13: 2^64 - 1 is out of range, not -1.
+  // 2^64 - 1 is out of range, not -1.
   bad = ok;
   bad["n_layer"] = UINT64_MAX;
   EXPECT_EQ(message(bad), "model.n_layer must be an integer (at most 9223372036854775807)");

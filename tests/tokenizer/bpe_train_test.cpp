@@ -14,8 +14,8 @@
 #include "tokenizer/bpe_tokenizer.h"
 #include "util/error.h"
 #include "util/files.h"
-#include "util/utf8.h"
 #include "util/source_dir.h"
+#include "util/utf8.h"
 
 namespace tinylm {
 namespace {
@@ -240,7 +240,7 @@ TEST(BpeTrain, RejectsBadInput) {
 namespace tinylm {
 namespace {
 
-// Issue 13, item 11: long unbroken runs (one letter, DNA) are one piece each; training on
+// Long unbroken runs (one letter, DNA) are one piece each; training on
 // them was quadratic in their length (80 kB of "a": 56 s). These sizes took tens of
 // seconds before; the results are asserted, not the time.
 TEST(BpeTrainLongRuns, OneLetterRunDoublesEachMerge) {

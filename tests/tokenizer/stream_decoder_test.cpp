@@ -1,4 +1,4 @@
-// Decoding id by id (issue 13, item 12): what StreamDecoder returns, concatenated, is
+// Decoding id by id: what StreamDecoder returns, concatenated, is
 // tok.decode(all ids), for every tokenizer kind, with BPE tokens that split UTF-8
 // characters and with invalid byte sequences.
 #include "tokenizer/stream_decoder.h"

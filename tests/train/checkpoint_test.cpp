@@ -1,4 +1,4 @@
-// Checkpoints (issue 13, item 5): a model with a non-finite weight or AdamW moment is
+// Checkpoints: a model with a non-finite weight or AdamW moment is
 // never written as a checkpoint, and the checkpoints a folder holds are described.
 #include "train/checkpoint.h"
 

@@ -1,8 +1,8 @@
-// Files, JSON from outside and size arithmetic (issue 13): a folder is not read as an
+// Files, JSON from outside and size arithmetic: a folder is not read as an
 // empty file, unwritable outputs are bad input with the system's reason, a failed append
 // is an error (not a dropped line), duplicate JSON keys are refused, every JSON field
 // read names its file and path, and size products never overflow silently.
-// Issue 21 (items 1-3): writes never go through a symbolic link, temp names are unique
+// Writes never go through a symbolic link, temp names are unique
 // and made exclusively, and two writers of one path never break each other.
 #include "util/files.h"
 

@@ -1,4 +1,4 @@
-// The checked JSON reader against hostile documents (issue 21 items 4 and 22): nesting
+// The checked JSON reader against hostile documents: nesting
 // past kMaxJsonDepth is refused before anything recurses over it, and a key given twice
 // is refused naming the file and the line, in whole documents and in JSONL lines.
 #include "util/json_read.h"

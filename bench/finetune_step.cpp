@@ -9,10 +9,10 @@
 #include <memory>
 #include <string>
 
-#include "finetune/classifier.h"
-#include "train/trainable.h"
+#include "model/classifier.h"
+#include "optim/adamw.h"
+#include "run/trainable.h"
 #include "tensor/threads.h"
-#include "train/adamw.h"
 
 using namespace tinylm;
 using namespace tinylm::finetune;
@@ -22,12 +22,18 @@ int main(int argc, char** argv) {
   int64_t batch = 8, tokens = 120, steps = 5, warmup = 1, threads = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--trainable") trainable = value;
-    else if (flag == "--batch") batch = std::atoll(value.c_str());
-    else if (flag == "--tokens") tokens = std::atoll(value.c_str());
-    else if (flag == "--steps") steps = std::atoll(value.c_str());
-    else if (flag == "--warmup") warmup = std::atoll(value.c_str());
-    else if (flag == "--threads") threads = std::atoll(value.c_str());
+    if (flag == "--trainable")
+      trainable = value;
+    else if (flag == "--batch")
+      batch = std::atoll(value.c_str());
+    else if (flag == "--tokens")
+      tokens = std::atoll(value.c_str());
+    else if (flag == "--steps")
+      steps = std::atoll(value.c_str());
+    else if (flag == "--warmup")
+      warmup = std::atoll(value.c_str());
+    else if (flag == "--threads")
+      threads = std::atoll(value.c_str());
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;
@@ -46,7 +52,7 @@ int main(int argc, char** argv) {
   cc.pooling = Pooling::Last;
   SequenceClassifier model(std::move(body), cc);
   model.init_head(rng);
-  model.set_trainable(TrainableSet::parse(trainable));
+  apply_trainable(model, TrainableSet::parse(trainable));
   const ParameterList params = model.parameters();
   for (const auto& p : params) p.param->decay = true;  // torch.optim.AdamW(model.parameters())
   AdamW opt(params, AdamWConfig{5e-5f, 0.9f, 0.999f, 1e-8f, 0.1f});

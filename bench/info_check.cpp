@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "model/gpt.h"
+#include "optim/adamw.h"
 #include "report/flops.h"
 #include "report/heap_counter.h"
 #include "report/memory.h"
 #include "report/peak_rss.h"
 #include "tensor/threads.h"
-#include "train/adamw.h"
 
 using namespace tinylm;
 using namespace tinylm::report;

@@ -14,9 +14,9 @@
 
 #include "ceilings.h"
 #include "model/gpt.h"
+#include "optim/adamw.h"
 #include "report/flops.h"
 #include "tensor/threads.h"
-#include "train/adamw.h"
 
 using namespace tinylm;
 
@@ -28,15 +28,24 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const int64_t v = std::atoll(argv[i + 1]);
-    if (flag == "--layers") c.n_layer = v;
-    else if (flag == "--heads") c.n_head = v;
-    else if (flag == "--d-model") c.d_model = v;
-    else if (flag == "--block") c.block_size = v;
-    else if (flag == "--batch") batch = v;
-    else if (flag == "--vocab") c.vocab_size = v;
-    else if (flag == "--steps") steps = v;
-    else if (flag == "--warmup") warmup = v;
-    else if (flag == "--threads") threads = v;
+    if (flag == "--layers")
+      c.n_layer = v;
+    else if (flag == "--heads")
+      c.n_head = v;
+    else if (flag == "--d-model")
+      c.d_model = v;
+    else if (flag == "--block")
+      c.block_size = v;
+    else if (flag == "--batch")
+      batch = v;
+    else if (flag == "--vocab")
+      c.vocab_size = v;
+    else if (flag == "--steps")
+      steps = v;
+    else if (flag == "--warmup")
+      warmup = v;
+    else if (flag == "--threads")
+      threads = v;
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;

@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "data/classification_dataset.h"
-#include "finetune/classify_run.h"
-#include "finetune/instruct_run.h"
+#include "open/classify_run.h"
+#include "open/instruct_run.h"
 #include "open/open_model.h"
 #include "util/error.h"
 
@@ -42,7 +42,7 @@ int eval_finetune_run(OpenedModel& loaded, const std::string& data_override) {
     return 0;
   }
   if (config.task == "classify") {
-    finetune::SequenceClassifier& model = *loaded.classifier;
+    SequenceClassifier& model = *loaded.classifier;
     ClassificationOptions o = finetune::classify_data_options(f);
     o.labels = model.config().labels;
     o.max_length = loaded.max_length;  // the length the run was trained at

@@ -7,7 +7,7 @@
 #include "cli/model_flags.h"
 #include "data/classification_dataset.h"
 #include "data/labeled_texts.h"
-#include "finetune/classify_run.h"
+#include "open/classify_run.h"
 #include "util/error.h"
 
 namespace tinylm::cli {
@@ -42,7 +42,7 @@ std::vector<std::vector<int32_t>> checked_inputs(const OpenedModel& m,
 }
 
 // One line: the most probable label, its probability, the text on one line.
-void print_prediction(const finetune::SequenceClassifier& model, const std::vector<float>& p,
+void print_prediction(const SequenceClassifier& model, const std::vector<float>& p,
                       const std::string& text) {
   size_t best = 0;
   for (size_t i = 1; i < p.size(); ++i)
@@ -80,7 +80,7 @@ int run_classify(int argc, char** argv) {
 
   require(has_model(source), "pass --run RUN (a classify run) or --model HF_CLASSIFIER_DIR");
   OpenedModel loaded = open_model(source);
-  finetune::SequenceClassifier& model = loaded.classifier_model("tinylm classify");
+  SequenceClassifier& model = loaded.classifier_model("tinylm classify");
   if (!input.empty())
     for (const LabeledText& t : read_labeled_texts(input, format, false)) texts.push_back(t.text);
   const std::vector<std::vector<int32_t>> inputs = checked_inputs(loaded, texts);

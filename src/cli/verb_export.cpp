@@ -8,8 +8,8 @@
 #include "export/gguf_export.h"
 #include "export/hf_export.h"
 #include "io/gguf.h"
+#include "open/model_source.h"
 #include "open/open_model.h"
-#include "train/model_source.h"
 #include "util/error.h"
 #include "util/files.h"
 

@@ -5,9 +5,9 @@
 #include "cli/cli_util.h"
 #include "dist/communicator.h"
 #include "finetune/classify_trainer.h"
-#include "finetune/finetune_config.h"
 #include "finetune/instruct_trainer.h"
-#include "train/train_config.h"
+#include "run/finetune_config.h"
+#include "run/train_config.h"
 #include "util/error.h"
 
 namespace tinylm::cli {

@@ -11,14 +11,15 @@
 #include <utility>
 
 #include "cli/cli_util.h"
+#include "open/model_source.h"
 #include "report/data_parallel.h"
 #include "report/embedding_table.h"
 #include "report/model_info.h"
 #include "report/roofline.h"
+#include "run/run_folder.h"
+#include "run/train_config.h"
 #include "train/config_model.h"
 #include "train/lora_adapters.h"
-#include "train/model_source.h"
-#include "train/train_config.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/json_read.h"
@@ -84,16 +85,11 @@ struct RunModel {
   report::LoraAdapters lora;
 };
 
-// The config.json of a `tinylm train` run folder ("model" and "train", no "finetune"),
-// or null when dir is not one. A run folder is one as soon as its config is written, before
-// its first checkpoint.
+// The config.json of a `tinylm train` run folder (run_config_kind), or null when dir is not
+// one. A run folder is one as soon as its config is written, before its first checkpoint.
 std::unique_ptr<nlohmann::json> train_run_config(const std::string& dir) {
-  const std::string file = dir + "/config.json";
-  if (!is_directory(dir) || !file_exists(file)) return nullptr;
-  auto j = std::make_unique<nlohmann::json>(read_json_file(file));
-  const bool is_train_run =
-      j->is_object() && j->contains("model") && j->contains("train") && !j->contains("finetune");
-  return is_train_run ? std::move(j) : nullptr;
+  if (!is_directory(dir) || run_config_kind(dir) != "train") return nullptr;
+  return std::make_unique<nlohmann::json>(read_json_file(dir + "/config.json"));
 }
 
 // --run DIR: a train run folder from its config.json (LoRA adapters included); any other

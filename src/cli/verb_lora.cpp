@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "cli/cli_util.h"
-#include "open/merge_source.h"
+#include "finetune/merge_source.h"
 
 namespace tinylm::cli {
 

@@ -7,9 +7,9 @@
 
 #include "cli/cli_util.h"
 #include "finetune/finetune_report.h"
+#include "open/model_source.h"
+#include "open/run_model.h"
 #include "report/text_table.h"
-#include "train/model_source.h"
-#include "train/run_model.h"
 #include "train/run_report.h"
 #include "train/samples.h"
 #include "train/training_data.h"

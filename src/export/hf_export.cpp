@@ -4,8 +4,9 @@
 #include <filesystem>
 #include <vector>
 
-#include "finetune/hf_classifier.h"
+#include "lora/classifier_lora.h"
 #include "lora/peft.h"
+#include "model/hf_classifier.h"
 #include "model/hf_gpt2.h"
 #include "tokenizer/folder_tokenizer_files.h"
 #include "util/error.h"
@@ -90,15 +91,15 @@ HfExportSummary export_hf(OpenedModel& opened, const std::string& out, bool merg
   require(!fs::exists(fs::symlink_status(out)),
           "--out: " + out + " exists; tinylm export does not overwrite");
   HfExportSummary s;
-  finetune::SequenceClassifier* classifier = opened.classifier.get();
-  const bool classifier_lora = classifier && classifier->lora();
+  SequenceClassifier* classifier = opened.classifier.get();
+  const bool classifier_lora = classifier && lora_of(*classifier);
   if ((opened.lora || classifier_lora) && !merge) {  // as PEFT saves them, naming the base
     const std::string base = opened.finetune_config ? opened.finetune_config->base : "";
     s.architecture =
         classifier_lora ? "a PEFT LoRA adapter (SEQ_CLS)" : "a PEFT LoRA adapter (CAUSAL_LM)";
     write_folder(opened, out, s, [&](const std::string& dir) {
       if (classifier_lora)
-        finetune::save_peft_classifier_adapter(*classifier, dir, base);
+        save_peft_classifier_adapter(*classifier, dir, base);
       else
         save_peft_adapter(*opened.lora, dir, {"CAUSAL_LM", base, nullptr});
     });
@@ -106,7 +107,7 @@ HfExportSummary export_hf(OpenedModel& opened, const std::string& out, bool merg
   }
   if (opened.lora || classifier_lora) {
     opened.merge_adapters();
-    if (classifier_lora) classifier->merge_lora();
+    if (classifier_lora) merge_lora(*classifier);
     s.merged_lora = true;
   }
   GPT& body = opened.classifier ? opened.classifier->body()
@@ -115,7 +116,7 @@ HfExportSummary export_hf(OpenedModel& opened, const std::string& out, bool merg
   const int32_t eot = opened.tokenizer ? opened.tokenizer->eot_id() : kGpt2EndOfText;
   write_folder(opened, out, s, [&](const std::string& dir) {
     if (opened.classifier) {
-      finetune::save_hf_classifier(*opened.classifier, dir, opened.max_length, eot);
+      save_hf_classifier(*opened.classifier, dir, opened.max_length, eot);
       s.architecture = "GPT2ForSequenceClassification";
     } else {
       write_language_model(body, dir, eot);

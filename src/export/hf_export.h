@@ -3,7 +3,7 @@
 // renamed into place (an existing --out is refused):
 //   a language model   GPT2LMHeadModel: model.safetensors (Conv1D layout), config.json,
 //                      generation_config.json (model/hf_gpt2.h)
-//   a classifier       GPT2ForSequenceClassification (finetune/hf_classifier.h)
+//   a classifier       GPT2ForSequenceClassification (model/hf_classifier.h)
 //   + the tokenizer files (tokenizer/folder_tokenizer_files.h): Hugging Face's for a BPE
 //     vocabulary, and for any vocabulary but GPT-2's own tinylm's tokenizer
 // Sinusoidal positions are written as the equivalent learned table (the same function).

@@ -6,19 +6,20 @@
 #include <nlohmann/json.hpp>
 
 #include "data/classification_dataset.h"
-#include "finetune/classify_run.h"
 #include "finetune/epoch_task.h"
 #include "finetune/finetune_plan.h"
 #include "finetune/finetune_report.h"
-#include "finetune/hf_classifier.h"
-#include "finetune/pooling.h"
-#include "finetune/run_folder.h"
+#include "lora/classifier_lora.h"
+#include "model/hf_classifier.h"
+#include "model/pooling.h"
+#include "open/base_model.h"
+#include "open/classify_run.h"
 #include "report/text_table.h"
-#include "train/base_model.h"
+#include "run/finetune_run_folder.h"
+#include "run/trainable.h"
 #include "train/loop.h"
 #include "train/run_report.h"
 #include "train/run_session.h"
-#include "train/trainable.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/json_read.h"
@@ -194,9 +195,9 @@ void finish(SequenceClassifier& model, const ClassificationData& data, const Tok
   if (!quiet)
     std::printf("accuracy after training: %s\ntest confusion matrix (rows: true label):\n%s",
                 after.line().c_str(), confusion_text(after.test, data.labels).c_str());
-  if (model.lora()) {
+  if (lora_of(model)) {
     save_peft_classifier_adapter(model, dir + "/adapter", c.base);
-    model.merge_lora();
+    merge_lora(model);
   }
   if (f.head_bias) {
     if (!quiet)

@@ -2,7 +2,7 @@
 //   base (base_model.h) + labelled texts (data/classification_dataset.h: labels, balance,
 //   70/10/20 split, padding to the longest training text)
 //   -> SequenceClassifier (classifier.h) with finetune.pooling, a new head, LoRA adapters
-//      when finetune.trainable is "lora", and the trainable set (train/trainable.h)
+//      when finetune.trainable is "lora", and the trainable set (run/trainable.h)
 //   -> accuracy on train / val / test before training
 //   -> the one loop (train/loop.h, finetune/epoch_task.h): cross-entropy of the pooled logits;
 //   every eval_interval
@@ -13,8 +13,8 @@
 //      GPT2ForSequenceClassification folder in RUN/hf (adapters merged; under lora the
 //      adapter alone also goes to RUN/adapter in PEFT's layout)
 #pragma once
-#include "finetune/finetune_config.h"
 #include "finetune/instruct_trainer.h"
+#include "run/finetune_config.h"
 
 namespace tinylm::finetune {
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "finetune/finetune_config.h"
+#include "run/finetune_config.h"
 #include "train/loop.h"
 
 namespace tinylm::finetune {

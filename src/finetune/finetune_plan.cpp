@@ -3,14 +3,14 @@
 #include <nlohmann/json.hpp>
 
 #include "dist/communicator.h"
-#include "finetune/run_folder.h"
+#include "open/base_model.h"
 #include "report/memory.h"
+#include "run/checkpoint.h"
+#include "run/finetune_run_folder.h"
+#include "run/trainable.h"
 #include "tensor/threads.h"
 #include "tokenizer/load.h"
-#include "train/base_model.h"
-#include "train/checkpoint.h"
 #include "train/resume_check.h"
-#include "train/trainable.h"
 #include "util/error.h"
 #include "util/json_read.h"
 #include "util/system_memory.h"

@@ -1,5 +1,5 @@
 // A fine-tuning run planned before step 1, with nothing written: the folder checked
-// (train/run_folder.h, the policy of every task), the settings validated, those of a
+// (run/run_folder.h, the policy of every task), the settings validated, those of a
 // resumed run checked against its checkpoint, and the model to train opened:
 //   a new run   the base (--base: HF folder, train run, preset) with its tokenizer
 //   --resume    the checkpoint's shape and tokenizer; its weights are loaded by the run
@@ -11,11 +11,11 @@
 #include <memory>
 #include <string>
 
-#include "finetune/finetune_config.h"
 #include "finetune/instruct_trainer.h"
 #include "model/gpt.h"
+#include "run/finetune_config.h"
+#include "run/run_folder.h"
 #include "tokenizer/tokenizer.h"
-#include "train/run_folder.h"
 
 namespace tinylm::finetune {
 

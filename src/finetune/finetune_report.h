@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "data/classification_dataset.h"
-#include "finetune/classify_run.h"
-#include "finetune/finetune_config.h"
-#include "train/train_config.h"
+#include "open/classify_run.h"
+#include "run/finetune_config.h"
+#include "run/train_config.h"
 
 namespace tinylm::finetune {
 

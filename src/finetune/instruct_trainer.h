@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "finetune/finetune_config.h"
+#include "run/finetune_config.h"
 #include "tensor/device.h"
 
 namespace tinylm::finetune {

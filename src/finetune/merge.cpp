@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <functional>
 
-#include "finetune/hf_classifier.h"
 #include "lora/peft.h"
+#include "model/hf_classifier.h"
 #include "model/hf_gpt2.h"
 #include "tokenizer/folder_tokenizer_files.h"
 #include "util/error.h"

@@ -5,7 +5,7 @@
 #pragma once
 #include <string>
 
-#include "finetune/classifier.h"
+#include "model/classifier.h"
 #include "model/gpt.h"
 #include "tokenizer/tokenizer.h"
 

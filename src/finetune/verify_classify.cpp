@@ -6,9 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "finetune/hf_classifier.h"
 #include "finetune/verify_util.h"
+#include "model/hf_classifier.h"
 #include "model/hf_gpt2.h"
+#include "run/trainable.h"
 #include "util/error.h"
 #include "util/json_read.h"
 
@@ -64,7 +65,7 @@ std::string named_set(SequenceClassifier& m, const std::vector<std::string>& nam
   for (const auto& p : params) saved.push_back(p.param->trainable());
   std::string found;
   for (const auto& spec : specs) {
-    m.set_trainable(TrainableSet::parse(spec));
+    apply_trainable(m, TrainableSet::parse(spec));
     std::set<std::string> got;
     for (const auto& p : params)
       if (p.param->trainable()) got.insert(p.name);

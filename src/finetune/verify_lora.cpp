@@ -8,7 +8,7 @@
 #include "finetune/verify_util.h"
 #include "lora/peft.h"
 #include "model/hf_gpt2.h"
-#include "train/trainable.h"
+#include "run/trainable.h"
 #include "util/error.h"
 #include "util/json_read.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "io/safetensors.h"
-#include "train/adamw.h"
+#include "optim/adamw.h"
 #include "train/verify.h"
 
 namespace tinylm::finetune {

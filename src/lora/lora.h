@@ -80,7 +80,7 @@ int64_t lora_parameter_count(const GPTConfig& config, int64_t head_out, const Lo
 
 // The adapters attached to one model. Holds pointers into the model: it must outlive
 // neither the model nor be used after the model's blocks are reallocated.
-class LoraSet {
+class LoraSet : public nn::AdapterSet {
  public:
   // Attaches an adapter to each selected linear layer of `body` (and `head`, may be null)
   // and initialises it (A Kaiming-uniform from rng, B zeros).
@@ -88,12 +88,12 @@ class LoraSet {
   // Attaches to exactly these modules (what a PEFT file holds), initialised the same way.
   LoraSet(GPT& body, nn::Linear* head, const LoraConfig& config,
           const std::vector<LoraTarget>& where, Rng& rng);
-  ~LoraSet();  // detaches the adapters
+  ~LoraSet() override;  // detaches the adapters
   LoraSet(const LoraSet&) = delete;
   LoraSet& operator=(const LoraSet&) = delete;
 
   // Adapter tensors named "<module>.lora_A.weight" / ".lora_B.weight" (HF module names).
-  ParameterList parameters();
+  ParameterList parameters() override;
   int64_t num_parameters();
   const LoraConfig& config() const { return config_; }
   // Folds every adapter into its base weight (W += s B A) and detaches them; the set

@@ -35,7 +35,7 @@ class GPT {
   // (backend/: the kernels of that device). Ids and targets stay host arrays (copied
   // over per call); forward() and forward_hidden() return tensors on the device,
   // forward_cached() the logits on the host (what sampling reads). Checkpoints are
-  // written from host copies (train/checkpoint.h), so one file serves every device.
+  // written from host copies (run/checkpoint.h), so one file serves every device.
   void to(Device device);
   Device device() const { return device_; }
 

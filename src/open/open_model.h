@@ -1,7 +1,7 @@
 // One way to open a model, for every verb that reads one (sample, generate, eval,
 // respond, classify, attention, trace, embeddings, lora merge; info reads the shape
-// alone through train/model_source.h). The source is a path or a name, told apart by
-// identify_model_source (train/model_source.h):
+// alone through open/model_source.h). The source is a path or a name, told apart by
+// identify_model_source (open/model_source.h):
 //   Hugging Face GPT-2 folder    lm, the GPT-2 tokenizer (from gpt2_vocab_dir)
 //   HF classifier folder         classifier, the GPT-2 tokenizer
 //   tinylm train run/checkpoint  lm (a LoRA run's adapters merged), its tokenizer and
@@ -17,13 +17,13 @@
 #include <optional>
 #include <string>
 
-#include "finetune/classifier.h"
-#include "finetune/finetune_config.h"
 #include "lora/lora.h"
+#include "model/classifier.h"
 #include "model/gpt.h"
+#include "open/model_source.h"
+#include "run/finetune_config.h"
+#include "run/train_config.h"
 #include "tokenizer/tokenizer.h"
-#include "train/model_source.h"
-#include "train/train_config.h"
 
 namespace tinylm {
 
@@ -32,12 +32,14 @@ struct OpenOptions {
   std::string gpt2_vocab_dir;      // encoder.json + vocab.bpe for HF folders and presets
                                    // ("": the GPT-2 files shipped in data/)
   uint64_t preset_seed = 1337;     // a preset's random init
+  nlohmann::json preset_fields;    // a preset's shape changed by these GPTConfig fields (a
+                                   // run's "model" section); null: the preset as it is
 };
 
 struct OpenedModel {
   ModelSourceInfo source;
-  std::unique_ptr<GPT> lm;                                   // every kind but classifiers
-  std::unique_ptr<finetune::SequenceClassifier> classifier;  // the classifier kinds
+  std::unique_ptr<GPT> lm;                         // every kind but classifiers
+  std::unique_ptr<SequenceClassifier> classifier;  // the classifier kinds
   std::unique_ptr<LoraSet> lora;  // an instruct run's adapters on lm (after lm: goes first)
   std::unique_ptr<Tokenizer> tokenizer;
   std::optional<TrainConfig> train_config;                  // train runs and checkpoints
@@ -55,7 +57,7 @@ struct OpenedModel {
   // The language model; InputError naming `verb` for a classifier (use tinylm classify).
   GPT& language_model(const std::string& verb);
   // The classifier; InputError naming `verb` for a language model.
-  finetune::SequenceClassifier& classifier_model(const std::string& verb);
+  SequenceClassifier& classifier_model(const std::string& verb);
   // Folds an instruct run's attached LoRA adapters into lm and removes them.
   void merge_adapters();
   // The language model moved to `device` (--device), an instruct run's adapters folded
@@ -70,5 +72,7 @@ struct OpenedModel {
 
 // InputError for a source that is none of the kinds above, or is broken.
 OpenedModel open_model(const std::string& source, const OpenOptions& options = {});
+// The same for a source already identified (identify_model_source).
+OpenedModel open_model(const ModelSourceInfo& source, const OpenOptions& options);
 
 }  // namespace tinylm

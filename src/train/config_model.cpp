@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/model_info.h"
-#include "train/train_config.h"
+#include "run/train_config.h"
 #include "train/training_data.h"
 
 namespace tinylm {

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "open/base_model.h"
 #include "report/memory.h"
+#include "run/checkpoint.h"
+#include "run/count_limits.h"
 #include "tensor/threads.h"
-#include "train/base_model.h"
-#include "train/checkpoint.h"
-#include "train/count_limits.h"
 #include "train/resume_check.h"
 #include "util/error.h"
 #include "util/system_memory.h"

@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "model/gpt.h"
-#include "train/run_folder.h"
-#include "train/train_config.h"
+#include "run/run_folder.h"
+#include "run/train_config.h"
 #include "train/trainer.h"
 #include "train/training_data.h"
 

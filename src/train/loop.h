@@ -24,7 +24,7 @@
 
 #include "dist/gradient_sync.h"
 #include "nn/context.h"
-#include "train/dist_settings.h"
+#include "run/dist_settings.h"
 #include "train/run_session.h"
 #include "train/schedule.h"
 

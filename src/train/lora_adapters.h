@@ -3,7 +3,7 @@
 // lora_targets of the run's model, no classification head.
 #pragma once
 #include "report/memory.h"
-#include "train/train_config.h"
+#include "run/train_config.h"
 
 namespace tinylm {
 

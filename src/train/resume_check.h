@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "train/train_config.h"
+#include "run/train_config.h"
 
 namespace tinylm {
 

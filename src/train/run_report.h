@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "model/gpt.h"
+#include "run/train_config.h"
 #include "tokenizer/tokenizer.h"
-#include "train/train_config.h"
 
 namespace tinylm {
 

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dist/communicator.h"
-#include "train/checkpoint.h"
+#include "run/checkpoint.h"
 #include "util/error.h"
 #include "util/files.h"
 

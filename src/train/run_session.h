@@ -11,10 +11,10 @@
 #include <optional>
 #include <string>
 
+#include "optim/adamw.h"
+#include "run/run_folder.h"
 #include "tensor/parameter.h"
 #include "tokenizer/tokenizer.h"
-#include "train/adamw.h"
-#include "train/run_folder.h"
 #include "train/run_log.h"
 #include "util/rng.h"
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "model/gpt.h"
+#include "run/train_config.h"
 #include "tokenizer/tokenizer.h"
-#include "train/train_config.h"
 
 namespace tinylm {
 

@@ -7,16 +7,16 @@
 #include "dist/communicator.h"
 #include "lora/peft.h"
 #include "model/gpt.h"
+#include "open/base_model.h"
 #include "report/flops.h"
 #include "report/text_table.h"
+#include "run/trainable.h"
 #include "tensor/threads.h"
-#include "train/base_model.h"
 #include "train/lm_plan.h"
 #include "train/lm_task.h"
 #include "train/loop.h"
 #include "train/run_session.h"
 #include "train/samples.h"
-#include "train/trainable.h"
 #include "util/error.h"
 
 namespace tinylm {

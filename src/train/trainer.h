@@ -17,8 +17,8 @@
 #include <string>
 
 #include "ops/precision.h"
+#include "run/train_config.h"
 #include "tensor/device.h"
-#include "train/train_config.h"
 
 namespace tinylm {
 

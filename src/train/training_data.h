@@ -9,8 +9,8 @@
 #include "data/addition.h"
 #include "data/batch.h"
 #include "data/sliding_windows.h"
+#include "run/train_config.h"
 #include "tokenizer/tokenizer.h"
-#include "train/train_config.h"
 #include "util/rng.h"
 
 namespace tinylm {

@@ -7,20 +7,19 @@
 //   adamw     per-step loss / grad norm, and parameters after the steps, relative <= 1e-4
 //   greedy    the greedy continuation of the prompt ids, identical
 #pragma once
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
-#include "train/adamw.h"
+#include "optim/adamw.h"
 #include "util/json_read.h"
 
 namespace tinylm {
 
 struct CheckResult {
-  std::string name;    // "logits", "loss", "grad", "adamw", "greedy", ...
-  double error = 0;    // relative error (greedy: number of differing ids)
+  std::string name;  // "logits", "loss", "grad", "adamw", "greedy", ...
+  double error = 0;  // relative error (greedy: number of differing ids)
   double tolerance = 0;
   bool pass = false;
   std::string detail;  // e.g. the worst tensor

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "cli/cli_test_util.h"
-#include "train/checkpoint.h"
+#include "run/checkpoint.h"
 #include "util/source_dir.h"
 
 namespace tinylm::testing {

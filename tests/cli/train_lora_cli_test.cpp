@@ -12,7 +12,7 @@
 #include "cli/cli_test_util.h"
 #include "io/safetensors.h"
 #include "model/hf_gpt2.h"
-#include "train/run_model.h"
+#include "open/run_model.h"
 #include "util/source_dir.h"
 
 namespace tinylm::testing {

@@ -14,11 +14,11 @@
 #include "common/input_error.h"
 #include "model/gguf_gpt2.h"
 #include "model/hf_gpt2.h"
+#include "open/gguf_model.h"
+#include "open/model_source.h"
 #include "ops/q8_0.h"
 #include "tokenizer/char_tokenizer.h"
 #include "tokenizer/word_tokenizer.h"
-#include "train/gguf_model.h"
-#include "train/model_source.h"
 #include "util/error.h"
 #include "util/source_dir.h"
 

@@ -12,8 +12,8 @@
 #include <random>
 
 #include "common/gradcheck.h"
-#include "finetune/hf_classifier.h"
 #include "io/safetensors.h"
+#include "model/hf_classifier.h"
 #include "model/hf_gpt2.h"
 #include "tokenizer/char_tokenizer.h"
 #include "util/error.h"
@@ -131,8 +131,8 @@ TEST(HfExport, AClassifierIsGpt2ForSequenceClassification) {
   const std::string fixture = kFixtures + "/gpt2-micro-classify", out = fresh_out("cls");
   OpenedModel opened = open_model(fixture);
   EXPECT_EQ(export_hf(opened, out, false).architecture, "GPT2ForSequenceClassification");
-  auto back = finetune::load_hf_classifier(out);
-  auto original = finetune::load_hf_classifier(fixture);
+  auto back = load_hf_classifier(out);
+  auto original = load_hf_classifier(fixture);
   EXPECT_EQ(back->score.weight.value.to_vector(), original->score.weight.value.to_vector());
   EXPECT_EQ(read_json_file(out + "/config.json")["architectures"][0],
             "GPT2ForSequenceClassification");

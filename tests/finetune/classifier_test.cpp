@@ -1,7 +1,7 @@
 // Sequence classification: every pooling against a hand computation and finite
 // differences, the frozen backward, HF folder round trip, and the gpt2-micro-classify
 // fixture through verify_classify.
-#include "finetune/classifier.h"
+#include "model/classifier.h"
 
 #include <gtest/gtest.h>
 
@@ -11,15 +11,17 @@
 
 #include "common/gradcheck.h"
 #include "common/input_error.h"
-#include "finetune/hf_classifier.h"
 #include "finetune/verify_classify.h"
+#include "model/hf_classifier.h"
+#include "run/trainable.h"
 #include "util/files.h"
 #include "util/source_dir.h"
 
 namespace tinylm::finetune {
 namespace {
 
-const std::string kFixture = std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-micro-classify";
+const std::string kFixture =
+    std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-micro-classify";
 
 GPTConfig small_config() {
   GPTConfig c;
@@ -116,7 +118,7 @@ TEST(Classifier, FrozenBackwardKeepsTheTrainableGradients) {
     full->backward();
     for (const char* spec : {"last:1", "head"}) {
       auto part = random_classifier(pooling, false, 9);
-      part->set_trainable(TrainableSet::parse(spec));
+      apply_trainable(*part, TrainableSet::parse(spec));
       part->zero_grad();
       part->forward_loss(kIds.data(), kLabels.data(), kB, kT);
       part->backward();
@@ -224,7 +226,8 @@ TEST(VerifyClassify, BadReferenceJsonNamesTheField) {
   EXPECT_NE(with([](auto& j) { j["loss"] = "high"; }).find("loss"), std::string::npos);
   EXPECT_NE(with([](auto& j) { j["adamw"]["betas"] = {0.9}; }).find("adamw.betas"),
             std::string::npos);
-  EXPECT_NE(with([](auto& j) { j["adamw"].erase("eps"); }).find("adamw: missing field \"eps\""), std::string::npos);
+  EXPECT_NE(with([](auto& j) { j["adamw"].erase("eps"); }).find("adamw: missing field \"eps\""),
+            std::string::npos);
   EXPECT_NE(with([](auto& j) { j["adamw"]["weight_decay"] = "some"; }).find("weight_decay"),
             std::string::npos);
   EXPECT_NE(with([](auto& j) { j["adamw"]["per_step"][1] = 4; }).find("per_step[1]"),

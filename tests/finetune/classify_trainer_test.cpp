@@ -9,12 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "common/input_error.h"
-#include "finetune/classify_run.h"
-#include "finetune/finetune_config.h"
 #include "finetune/finetune_test_util.h"
-#include "finetune/hf_classifier.h"
 #include "io/safetensors.h"
-#include "train/base_model.h"
+#include "model/hf_classifier.h"
+#include "open/base_model.h"
+#include "open/classify_run.h"
+#include "run/finetune_config.h"
 #include "util/files.h"
 
 namespace tinylm::finetune {

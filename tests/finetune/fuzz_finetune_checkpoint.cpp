@@ -1,14 +1,14 @@
 // Fuzz target for what a fine-tuning run saves and reads back: its config.json (the
 // FinetuneConfig plus "run": the model's shape, the labels, pad_id, max_length) and the
-// metadata of its checkpoint (train/checkpoint.h: format, step, that config, the
+// metadata of its checkpoint (run/checkpoint.h: format, step, that config, the
 // tokenizer, generator states, losses). CMake builds it with g++ as a deterministic
 // mutation loop that ctest runs (tests/common/mutation_fuzzer_main.cpp, seeds in
 // tests/fuzz_seeds/fuzz_finetune_checkpoint). By hand with libFuzzer, the readers
 // instrumented (one line, folded; run it as the script says):
 //
 //   tests/common/build_libfuzzer.sh fuzz_finetune_checkpoint
-//     src/finetune/finetune_config.cpp src/finetune/classify_run.cpp
-//     src/train/checkpoint.cpp src/model/config.cpp src/util/json_read.cpp
+//     src/run/finetune_config.cpp src/open/classify_run.cpp
+//     src/run/checkpoint.cpp src/model/config.cpp src/util/json_read.cpp
 //
 // The first byte picks the input:
 //   even: the rest is a run's config.json
@@ -36,14 +36,14 @@
 #include <string_view>
 #include <vector>
 
-#include "finetune/classify_run.h"
-#include "finetune/finetune_config.h"
-#include "finetune/lm_trainable.h"
 #include "io/safetensors.h"
 #include "model/gpt.h"
+#include "open/classify_run.h"
+#include "run/checkpoint.h"
+#include "run/finetune_config.h"
+#include "run/lm_trainable.h"
 #include "tensor/threads.h"
 #include "tokenizer/load.h"
-#include "train/checkpoint.h"
 #include "util/error.h"
 #include "util/json_read.h"
 

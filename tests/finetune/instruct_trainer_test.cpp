@@ -12,14 +12,14 @@
 #include <sstream>
 
 #include "common/input_error.h"
-#include "finetune/finetune_config.h"
 #include "finetune/finetune_test_util.h"
-#include "finetune/instruct_run.h"
-#include "finetune/lm_trainable.h"
 #include "finetune/respond.h"
 #include "io/safetensors.h"
 #include "lora/lora.h"
-#include "train/base_model.h"
+#include "open/base_model.h"
+#include "open/instruct_run.h"
+#include "run/finetune_config.h"
+#include "run/lm_trainable.h"
 #include "util/files.h"
 #include "util/source_dir.h"
 

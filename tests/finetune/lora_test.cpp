@@ -11,12 +11,14 @@
 
 #include "common/gradcheck.h"
 #include "common/input_error.h"
-#include "finetune/classifier.h"
-#include "finetune/hf_classifier.h"
 #include "finetune/merge.h"
 #include "finetune/verify_lora.h"
 #include "io/safetensors.h"
+#include "lora/classifier_lora.h"
 #include "lora/peft.h"
+#include "model/classifier.h"
+#include "model/hf_classifier.h"
+#include "run/trainable.h"
 #include "tokenizer/char_tokenizer.h"
 #include "tokenizer/load.h"
 #include "util/files.h"
@@ -130,10 +132,10 @@ TEST(Lora, GradientsMatchFiniteDifferencesWithTheBaseFrozen) {
   cc.num_labels = 3, cc.pooling = Pooling::Mean, cc.pad_token_id = 12;
   SequenceClassifier clf(random_model(6), cc);
   clf.init_head(rng, 0.3f);
-  clf.attach_lora(config(3, {"c_fc", "head"}), rng);
-  clf.set_trainable(TrainableSet::parse("lora"));
+  attach_lora(clf, config(3, {"c_fc", "head"}), rng);
+  apply_trainable(clf, TrainableSet::parse("lora"));
   EXPECT_FALSE(clf.score.weight.trainable());  // the head carries an adapter: its base is frozen
-  for (const auto& p : clf.lora()->parameters())
+  for (const auto& p : lora_of(clf)->parameters())
     p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
   const std::vector<int32_t> labels = {2, 0};
   clf.zero_grad();
@@ -144,7 +146,7 @@ TEST(Lora, GradientsMatchFiniteDifferencesWithTheBaseFrozen) {
     const Tensor analytic = p.param->grad.clone();
     testing::expect_grad_close(p.name, p.param->value, analytic, clf_loss, 12, 1e-2f, 2e-2);
   }
-  EXPECT_EQ(count_parameters(clf.parameters()).trainable, clf.lora()->num_parameters());
+  EXPECT_EQ(count_parameters(clf.parameters()).trainable, lora_of(clf)->num_parameters());
 }
 
 TEST(Lora, DropoutOnlyWhenTraining) {
@@ -261,8 +263,9 @@ TEST(Peft, MergeWritesTheBasesTokenizer) {
   cc.num_labels = 2, cc.pooling = Pooling::Mean, cc.pad_token_id = 12;
   SequenceClassifier clf(random_model(3), cc);
   save_hf_classifier(clf, dir + "/clf-base");
-  clf.attach_lora(config(2, {"c_attn"}), rng);
-  save_peft_adapter(*clf.lora(), dir + "/clf-adapter", PeftInfo{"SEQ_CLS", "", &clf.score.weight});
+  attach_lora(clf, config(2, {"c_attn"}), rng);
+  save_peft_adapter(*lora_of(clf), dir + "/clf-adapter",
+                    PeftInfo{"SEQ_CLS", "", &clf.score.weight});
   merge_adapter(*load_hf_classifier(dir + "/clf-base"), dir + "/clf-adapter", dir + "/clf", &chars);
   EXPECT_EQ(read_file(dir + "/clf/" + kTinylmTokenizerFile), read_file(stored));
   std::filesystem::remove_all(dir);
@@ -356,11 +359,11 @@ TEST(Peft, ClassifierAdapterAndMergeReproduceTheLogits) {
   SequenceClassifier clf(random_model(3), cc);
   clf.init_head(rng, 0.3f);
   save_hf_classifier(clf, dir + "/base");
-  clf.attach_lora(config(2, {"c_attn", "head"}), rng);
-  for (const auto& p : clf.lora()->parameters())
+  attach_lora(clf, config(2, {"c_attn", "head"}), rng);
+  for (const auto& p : lora_of(clf)->parameters())
     p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
   const Tensor adapted = clf.forward(kLoraIds.data(), 2, 5).clone();
-  save_peft_adapter(*clf.lora(), dir + "/adapter", PeftInfo{"SEQ_CLS", "", nullptr});
+  save_peft_adapter(*lora_of(clf), dir + "/adapter", PeftInfo{"SEQ_CLS", "", nullptr});
   EXPECT_EQ(
       nlohmann::json::parse(read_file(dir + "/adapter/adapter_config.json"))["target_modules"],
       nlohmann::json({"c_attn", "score"}));
@@ -397,8 +400,8 @@ TEST(Peft, MergeKeepsTheClassifiersMaxLengthAndPooling) {
   Rng rng(13);
   SequenceClassifier clf(random_model(3), cc);
   save_hf_classifier(clf, dir + "/base", 6);
-  clf.attach_lora(config(2, {"c_attn"}), rng);
-  save_peft_adapter(*clf.lora(), dir + "/adapter", PeftInfo{"SEQ_CLS", "", &clf.score.weight});
+  attach_lora(clf, config(2, {"c_attn"}), rng);
+  save_peft_adapter(*lora_of(clf), dir + "/adapter", PeftInfo{"SEQ_CLS", "", &clf.score.weight});
 
   auto base = load_hf_classifier(dir + "/base");
   EXPECT_EQ(base->config().max_length, 6);
@@ -418,13 +421,13 @@ TEST(Peft, FullyTrainedHeadTravelsWithTheAdapter) {
   SequenceClassifier clf(random_model(3), cc);
   save_hf_classifier(clf, dir + "/base");  // the head is still zeros here
   clf.init_head(rng, 0.3f);
-  clf.attach_lora(config(2, {"c_fc"}), rng);
-  clf.set_trainable(TrainableSet::parse("lora"));
+  attach_lora(clf, config(2, {"c_fc"}), rng);
+  apply_trainable(clf, TrainableSet::parse("lora"));
   EXPECT_TRUE(clf.score.weight.trainable());
-  for (const auto& p : clf.lora()->parameters())
+  for (const auto& p : lora_of(clf)->parameters())
     p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
   const Tensor adapted = clf.forward(kLoraIds.data(), 2, 5).clone();
-  save_peft_adapter(*clf.lora(), dir + "/adapter", PeftInfo{"SEQ_CLS", "", &clf.score.weight});
+  save_peft_adapter(*lora_of(clf), dir + "/adapter", PeftInfo{"SEQ_CLS", "", &clf.score.weight});
   const auto cfg = nlohmann::json::parse(read_file(dir + "/adapter/adapter_config.json"));
   EXPECT_EQ(cfg["modules_to_save"], nlohmann::json({"score"}));
   EXPECT_EQ(cfg["task_type"], "SEQ_CLS");

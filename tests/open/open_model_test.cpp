@@ -12,14 +12,16 @@
 #include "common/scoped_env.h"
 #include "finetune/classify_trainer.h"
 #include "finetune/finetune_test_util.h"
-#include "finetune/hf_classifier.h"
 #include "finetune/instruct_trainer.h"
+#include "finetune/merge_source.h"
 #include "hub/hub_cache_builder.h"
+#include "model/hf_classifier.h"
 #include "model/hf_gpt2.h"
 #include "model/openai_folder_writer.h"
-#include "open/merge_source.h"
+#include "open/base_model.h"
+#include "open/run_model.h"
+#include "run/run_folder.h"
 #include "tokenizer/bpe_tokenizer.h"
-#include "train/run_model.h"
 #include "train/trainer.h"
 #include "util/files.h"
 #include "util/json_read.h"
@@ -83,7 +85,7 @@ TEST(OpenModel, HuggingFaceClassifierFolderGivesTheClassifier) {
   ASSERT_TRUE(m.classifier);
   EXPECT_EQ(m.pad_id, 511);
   EXPECT_EQ(m.max_length, 0);
-  expect_same_weights(m.gpt(), finetune::load_hf_classifier(dir)->body());
+  expect_same_weights(m.gpt(), load_hf_classifier(dir)->body());
   const std::string e = input_error([&] { m.language_model("tinylm sample"); });
   EXPECT_NE(e.find("tinylm sample needs a language model"), std::string::npos) << e;
   EXPECT_NE(e.find("tinylm classify"), std::string::npos) << e;
@@ -224,6 +226,64 @@ TEST(OpenModel, LoraMergeTakesAnySource) {
   OpenedModel merged = open_model(out);
   EXPECT_EQ(merged.source.kind, ModelSourceKind::HfLanguageModel);
   fs::remove_all(out);
+}
+
+// Every kind of source is one row of the one table, with each of its parts.
+TEST(ModelSourceTable, OneRowPerKindWithEveryPart) {
+  const ModelSourceKind kinds[] = {
+      ModelSourceKind::HfLanguageModel, ModelSourceKind::HfClassifier,    ModelSourceKind::TrainRun,
+      ModelSourceKind::Checkpoint,      ModelSourceKind::FinetuneRun,     ModelSourceKind::Preset,
+      ModelSourceKind::GgufFile,        ModelSourceKind::OpenAiCheckpoint};
+  EXPECT_EQ(model_source_table().size(), std::size(kinds));
+  for (ModelSourceKind kind : kinds) {
+    int rows = 0;
+    for (const ModelSourceRow& row : model_source_table()) rows += row.kind == kind;
+    EXPECT_EQ(rows, 1) << static_cast<int>(kind);
+    const ModelSourceRow& row = model_source_row(kind);
+    EXPECT_TRUE(row.recognise && row.describe && row.shape && row.open);
+    EXPECT_NE(std::string(row.base_name), "");
+  }
+}
+
+// A train run's config.json says it is one ("kind": "train"), and a run folder from before
+// that field is still told by its sections; a run starts from it (train.init_from, --base)
+// through the same opener as every verb.
+TEST(ModelSourceTable, ATrainRunNamesItsKindAndIsABase) {
+  const std::string dir = testing::temp_path("open-kind");
+  train_tiny_addition_run(dir);
+  nlohmann::json config = read_json_file(dir + "/config.json");
+  EXPECT_EQ(config["kind"], "train");
+  EXPECT_EQ(run_config_kind(dir), "train");
+  EXPECT_EQ(finetune_task_of(dir), "");
+  config.erase("kind");
+  write_file_atomic(dir + "/config.json", config.dump(2));
+  EXPECT_EQ(run_config_kind(dir), "train");
+
+  BaseModel base = load_base_model(dir, nlohmann::json::object(), -1.0, 1, "train.init_from");
+  EXPECT_EQ(base.kind, "run");
+  OpenedModel opened = open_model(dir);
+  expect_same_weights(*base.model, *opened.lm);
+  EXPECT_EQ(base.tokenizer->kind(), opened.tokenizer->kind());
+  fs::remove_all(dir);
+}
+
+// A Hugging Face folder is a base with the weights every verb opens; a preset base takes
+// the run's "model" fields.
+TEST(ModelSourceTable, AFolderBaseIsWhatVerbsOpenAndAPresetTakesFields) {
+  const std::string dir = kFixtures + "/gpt2-tiny";
+  OpenedModel lm = open_model(dir);
+  BaseModel base = load_base_model(dir, nlohmann::json::object(), -1.0, 1);
+  expect_same_weights(*base.model, *lm.lm);
+
+  const nlohmann::json fields = {{"n_layer", 1}, {"n_head", 2}, {"d_model", 16}, {"block_size", 8}};
+  BaseModel preset = load_base_model("gpt2-124m", fields, 0.0, 7);
+  EXPECT_EQ(preset.kind, "preset");
+  EXPECT_EQ(preset.model->config().n_layer, 1);
+  EXPECT_EQ(preset.model->config().d_model, 16);
+  EXPECT_NE(input_error([] {
+              load_base_model("no-such-preset", {{"n_layer", 1}}, 0.0, 7);
+            }).find("not a folder, and"),
+            std::string::npos);
 }
 
 }  // namespace

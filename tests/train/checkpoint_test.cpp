@@ -1,6 +1,6 @@
 // Checkpoints: a model with a non-finite weight or AdamW moment is
 // never written as a checkpoint, and the checkpoints a folder holds are described.
-#include "train/checkpoint.h"
+#include "run/checkpoint.h"
 
 #include <gtest/gtest.h>
 

@@ -8,12 +8,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "train/train_config.h"
+#include "run/train_config.h"
 #include "train/training_data.h"
 #include "util/error.h"
 #include "util/files.h"
-#include "util/utf8.h"
 #include "util/source_dir.h"
+#include "util/utf8.h"
 
 namespace tinylm {
 namespace {

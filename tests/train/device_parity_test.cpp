@@ -12,8 +12,8 @@
 #include "backend/registry.h"
 #include "generate/generate.h"
 #include "model/gpt.h"
-#include "train/adamw.h"
-#include "train/checkpoint.h"
+#include "optim/adamw.h"
+#include "run/checkpoint.h"
 #include "util/files.h"
 
 namespace tinylm {

@@ -17,8 +17,8 @@
 #include <string_view>
 
 #include "model/hf_gpt2.h"
+#include "run/train_config.h"
 #include "tokenizer/load.h"
-#include "train/train_config.h"
 #include "train/verify.h"
 #include "util/error.h"
 #include "util/json_read.h"

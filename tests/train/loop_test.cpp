@@ -13,8 +13,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "run/checkpoint.h"
 #include "tokenizer/char_tokenizer.h"
-#include "train/checkpoint.h"
 #include "train/interrupt.h"
 #include "util/files.h"
 

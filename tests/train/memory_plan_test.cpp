@@ -11,8 +11,8 @@
 
 #include "model/gpt.h"
 #include "model/kv_cache.h"
+#include "optim/adamw.h"
 #include "report/heap_counter.h"
-#include "train/adamw.h"
 
 namespace tinylm {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "model/gpt.h"
-#include "train/adamw.h"
+#include "optim/adamw.h"
 
 namespace tinylm {
 namespace {

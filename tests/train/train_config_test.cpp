@@ -1,11 +1,12 @@
 // The train config's LoRA and init_from fields: defaults, how a "lora" section selects
 // LoRA, validation, and a lossless round trip through to_json (what checkpoints keep).
-#include "train/train_config.h"
+#include "run/train_config.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
+#include "common/input_error.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -40,6 +41,18 @@ TEST(TrainConfig, LoraDefaultsAndWhatSelectsIt) {
   EXPECT_EQ(lora.lora.r, 4);
   j["train"] = {{"trainable", "all"}};
   EXPECT_EQ(TrainConfig::from_json(j).train.trainable, "all");  // unless told otherwise
+}
+
+// A config may say what it is ("kind": "train", as RUN/config.json does), and nothing else.
+TEST(TrainConfig, KindIsTrainOrAbsent) {
+  nlohmann::json j = {{"model", {{"block_size", 8}, {"n_layer", 1}, {"n_head", 1}, {"d_model", 8}}},
+                      {"data", {{"task", "addition"}}}};
+  EXPECT_EQ(TrainConfig::from_json(j).to_json()["kind"], "train");
+  j["kind"] = "train";
+  EXPECT_NO_THROW(TrainConfig::from_json(j));
+  j["kind"] = "classify";
+  EXPECT_NE(testing::input_error([&] { TrainConfig::from_json(j); }).find("kind"),
+            std::string::npos);
 }
 
 TEST(TrainConfig, RoundTripsThroughJson) {

@@ -1,12 +1,12 @@
 // Freezing: trainable sets, no gradient buffers or optimizer state for frozen
 // parameters, and gradients of the trainable ones unchanged by freezing the rest.
-#include "train/trainable.h"
+#include "run/trainable.h"
 
 #include <gtest/gtest.h>
 
 #include "common/gradcheck.h"
 #include "common/input_error.h"
-#include "train/adamw.h"
+#include "optim/adamw.h"
 
 namespace tinylm {
 namespace {

@@ -1,0 +1,338 @@
+#include "run/train_config.h"
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <tuple>
+
+#include "run/count_limits.h"
+#include "run/section_reader.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/float_text.h"
+#include "util/json_read.h"
+#include "util/utf8.h"
+
+namespace tinylm {
+
+namespace {
+
+// train.global_batch decides train.grad_accum (given too, it must agree).
+void resolve_global_batch(TrainSettings& t, bool grad_accum_given) {
+  require(t.batch_size > 0, "train.batch_size must be positive");
+  require(t.global_batch % t.batch_size == 0,
+          "train.global_batch (" + std::to_string(t.global_batch) +
+              ") must be a multiple of train.batch_size (" + std::to_string(t.batch_size) + ")");
+  const int64_t micros = t.global_batch / t.batch_size;
+  require(!grad_accum_given || t.grad_accum == micros,
+          "train.grad_accum (" + std::to_string(t.grad_accum) + ") x train.batch_size (" +
+              std::to_string(t.batch_size) + ") is not train.global_batch (" +
+              std::to_string(t.global_batch) + "); set one of grad_accum and global_batch");
+  t.grad_accum = micros;
+}
+
+// The top level: an object whose keys are known sections, and "kind" (what a run folder's
+// config.json says it is: "train").
+void require_known_sections(const nlohmann::json& j) {
+  require(j.is_object(), "config must be a JSON object");
+  if (j.contains("kind"))
+    require(j["kind"] == "train",
+            "kind: " + j["kind"].dump() +
+                " is not the config of a `tinylm train` run (kind \"train\")");
+  for (const auto& [key, value] : j.items())
+    require(key == "kind" || key == "model" || key == "data" || key == "train" || key == "sample" ||
+                key == "lora" || key == "dist",
+            "unknown section '" + key + "' (model, data, train, sample, lora, dist)");
+}
+
+// The "data" section: the corpus or task, and how batches are cut from it.
+DataConfig read_data(const nlohmann::json& section) {
+  DataConfig d;
+  SectionReader(section, "data")
+      .string("path", d.path)
+      .string("tokenizer", d.tokenizer)
+      .number("val_fraction", d.val_fraction)
+      .string("task", d.task)
+      .string("windows", d.windows)
+      .integer("stride", d.stride)
+      .boolean("shuffle", d.shuffle)
+      .boolean("drop_last", d.drop_last)
+      .integer("epochs", d.epochs)
+      .string("loss_on", d.loss_on)
+      .done();
+  return d;
+}
+
+// The "train" section: batches, optimizer, schedule, intervals, seed and what is trained.
+TrainSettings read_train_settings(const nlohmann::json& section) {
+  TrainSettings t;
+  SectionReader(section, "train")
+      .integer("batch_size", t.batch_size)
+      .integer("max_steps", t.max_steps)
+      .number("lr", t.lr)
+      .number("min_lr", t.min_lr)
+      .integer("warmup_steps", t.warmup_steps)
+      .integer("lr_decay_steps", t.lr_decay_steps)
+      .number("beta1", t.beta1)
+      .number("beta2", t.beta2)
+      .number("eps", t.eps)
+      .number("weight_decay", t.weight_decay)
+      .boolean("decay_embeddings", t.decay_embeddings)
+      .number("grad_clip", t.grad_clip)
+      .integer("grad_accum", t.grad_accum)
+      .integer("global_batch", t.global_batch)
+      .integer("eval_interval", t.eval_interval)
+      .integer("eval_iters", t.eval_iters)
+      .integer("log_interval", t.log_interval)
+      .integer("checkpoint_interval", t.checkpoint_interval)
+      .unsigned_integer("seed", t.seed)
+      .integer("threads", t.threads)
+      .string("init_from", t.init_from)
+      .string("trainable", t.trainable)
+      .done();
+  return t;
+}
+
+// The "sample" section: what is sampled at each evaluation.
+SampleSettings read_sample(const nlohmann::json& section) {
+  SampleSettings s;
+  SectionReader(section, "sample")
+      .string("prompt", s.prompt)
+      .integer("max_new_tokens", s.max_new_tokens)
+      .number("temperature", s.temperature)
+      .integer("top_k", s.top_k)
+      .number("top_p", s.top_p)
+      .done();
+  return s;
+}
+
+// The "lora" section over TrainConfig::default_lora(); alpha and dropout are read as JSON
+// numbers and kept as floats.
+LoraConfig read_lora(const nlohmann::json& section) {
+  LoraConfig lora = TrainConfig::default_lora();
+  double alpha = lora.alpha, dropout = lora.dropout;
+  SectionReader(section, "lora")
+      .integer("r", lora.r)
+      .number("alpha", alpha)
+      .string_list("targets", lora.targets)
+      .number("dropout", dropout)
+      .done();
+  lora.alpha = static_cast<float>(alpha);
+  lora.dropout = static_cast<float>(dropout);
+  return lora;
+}
+
+}  // namespace
+
+TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
+  require_known_sections(j);
+  TrainConfig c;
+  if (j.contains("model")) c.model = GPTConfig::from_json(j["model"], "model.");
+  const nlohmann::json empty = nlohmann::json::object();
+  c.data = read_data(j.value("data", empty));
+  const nlohmann::json train_section = j.value("train", empty);
+  c.train = read_train_settings(train_section);
+  c.sample = read_sample(j.value("sample", empty));
+  c.lora = read_lora(j.value("lora", empty));
+  c.dist = DistSettings::from_json(j.value("dist", empty));
+  // A "lora" section without train.trainable asks for LoRA.
+  if (j.contains("lora") && !train_section.contains("trainable")) c.train.trainable = "lora";
+  if (c.train.global_batch > 0) resolve_global_batch(c.train, train_section.contains("grad_accum"));
+  return c;
+}
+
+LoraConfig TrainConfig::default_lora() {
+  LoraConfig lora;
+  lora.r = 16;
+  lora.alpha = 16.0f;
+  lora.targets = {"c_attn", "c_proj", "c_fc"};
+  return lora;
+}
+
+nlohmann::json TrainConfig::to_json() const {
+  const auto& t = train;
+  return {{"kind", "train"},
+          {"model", model.to_json()},
+          {"data",
+           {{"path", data.path},
+            {"tokenizer", data.tokenizer},
+            {"val_fraction", data.val_fraction},
+            {"task", data.task},
+            {"windows", data.windows},
+            {"stride", data.stride},
+            {"shuffle", data.shuffle},
+            {"drop_last", data.drop_last},
+            {"epochs", data.epochs},
+            {"loss_on", data.loss_on}}},
+          {"train",
+           {{"batch_size", t.batch_size},
+            {"max_steps", t.max_steps},
+            {"lr", t.lr},
+            {"min_lr", t.min_lr},
+            {"warmup_steps", t.warmup_steps},
+            {"lr_decay_steps", t.lr_decay_steps},
+            {"beta1", t.beta1},
+            {"beta2", t.beta2},
+            {"eps", t.eps},
+            {"weight_decay", t.weight_decay},
+            {"decay_embeddings", t.decay_embeddings},
+            {"grad_clip", t.grad_clip},
+            {"grad_accum", t.grad_accum},
+            {"global_batch", t.batch_size * t.grad_accum},
+            {"eval_interval", t.eval_interval},
+            {"eval_iters", t.eval_iters},
+            {"log_interval", t.log_interval},
+            {"checkpoint_interval", t.checkpoint_interval},
+            {"seed", t.seed},
+            {"threads", t.threads},
+            {"init_from", t.init_from},
+            {"trainable", t.trainable}}},
+          {"sample",
+           {{"prompt", sample.prompt},
+            {"max_new_tokens", sample.max_new_tokens},
+            {"temperature", sample.temperature},
+            {"top_k", sample.top_k},
+            {"top_p", sample.top_p}}},
+          {"lora",
+           {{"r", lora.r},
+            {"alpha", shortest_decimal(lora.alpha)},
+            {"targets", lora.targets},
+            {"dropout", shortest_decimal(lora.dropout)}}},
+          {"dist", dist.to_json()}};
+}
+
+namespace {
+
+// The corpus or task, and the windows cut from it.
+void check_data(const DataConfig& data) {
+  require(data.task.empty() || data.task == "addition",
+          "data.task: unknown task '" + data.task + "' (addition)");
+  require(!data.task.empty() || !data.path.empty(), "data.path: no corpus given");
+  require(data.val_fraction > 0 && data.val_fraction < 1, "data.val_fraction must be in (0, 1)");
+  require(data.windows == "random" || data.windows == "sliding",
+          "data.windows: unknown '" + data.windows + "' (random, sliding)");
+  require(data.loss_on == "answer" || data.loss_on == "all",
+          "data.loss_on: unknown '" + data.loss_on + "' (answer, all)");
+  require(data.stride >= 0, "data.stride must be >= 0 (0: model.block_size)");
+  require(data.epochs >= 0, "data.epochs must be >= 0 (0: train.max_steps decides)");
+  require(data.windows == "sliding" || data.epochs == 0,
+          "data.epochs needs data.windows = sliding");
+}
+
+// The signs and ranges of the train settings, one by one.
+void check_train_values(const TrainSettings& t) {
+  require(t.batch_size > 0, "train.batch_size must be positive");
+  require(t.max_steps > 0, "train.max_steps must be positive");
+  require(t.lr > 0, "train.lr must be positive");
+  require(t.min_lr >= 0 && t.min_lr <= t.lr, "train.min_lr must be in [0, train.lr]");
+  require(t.warmup_steps >= 0, "train.warmup_steps must be >= 0");
+  require(t.beta1 >= 0 && t.beta1 < 1, "train.beta1 must be in [0, 1)");
+  require(t.beta2 >= 0 && t.beta2 < 1, "train.beta2 must be in [0, 1)");
+  require(t.eps > 0, "train.eps must be positive");
+  require(t.weight_decay >= 0, "train.weight_decay must be >= 0");
+  require(t.grad_clip >= 0, "train.grad_clip must be >= 0 (0: no clipping)");
+  require(t.grad_accum > 0, "train.grad_accum must be positive");
+  require(t.global_batch >= 0, "train.global_batch must be >= 0 (0: batch_size x grad_accum)");
+  require(t.eval_interval > 0, "train.eval_interval must be positive");
+  require(t.eval_iters > 0, "train.eval_iters must be positive");
+  require(t.log_interval > 0, "train.log_interval must be positive");
+  require(t.checkpoint_interval > 0, "train.checkpoint_interval must be positive");
+  require(t.threads >= 0, "train.threads must be >= 0 (0: all cores)");
+}
+
+// The counts a run multiplies or allocates by, each under its limit (run/count_limits.h).
+void check_count_limits(const TrainSettings& t, const DataConfig& data) {
+  for (const auto& [name, v, limit] :
+       {std::tuple<const char*, int64_t, int64_t>{"train.max_steps", t.max_steps, kMaxStepCount},
+        {"train.warmup_steps", t.warmup_steps, kMaxStepCount},
+        {"train.lr_decay_steps", t.lr_decay_steps, kMaxStepCount},
+        {"train.eval_interval", t.eval_interval, kMaxStepCount},
+        {"train.log_interval", t.log_interval, kMaxStepCount},
+        {"train.checkpoint_interval", t.checkpoint_interval, kMaxStepCount},
+        {"train.batch_size", t.batch_size, kMaxBatchSize},
+        {"train.grad_accum", t.grad_accum, kMaxGradAccum},
+        {"train.eval_iters", t.eval_iters, kMaxEvalBatches},
+        {"train.threads", t.threads, kMaxThreads},
+        {"data.epochs", data.epochs, kMaxEpochs}})
+    require_at_most(name, v, limit);
+}
+
+// The settings the optimizer and the sampler use as 32-bit floats, and eps's floor.
+void check_float_settings(const TrainSettings& t, const SampleSettings& sample) {
+  for (const auto& [name, v] : {std::pair<const char*, double>{"train.lr", t.lr},
+                                {"train.min_lr", t.min_lr},
+                                {"train.eps", t.eps},
+                                {"train.weight_decay", t.weight_decay},
+                                {"train.grad_clip", t.grad_clip},
+                                {"sample.temperature", sample.temperature},
+                                {"sample.top_p", sample.top_p}})
+    require_float_range(name, v);
+  require(t.eps >= 1e-30, "train.eps must be at least 1e-30");
+}
+
+// What is sampled at every evaluation.
+void check_sampling(const SampleSettings& sample) {
+  require(sample.max_new_tokens >= 0 && sample.max_new_tokens <= kMaxNewTokens,
+          "sample.max_new_tokens must be in [0, " + std::to_string(kMaxNewTokens) + "]");
+  require(sample.temperature > 0 && sample.temperature <= std::numeric_limits<float>::max(),
+          "sample.temperature must be positive");
+  require(sample.top_k >= 0, "sample.top_k must be >= 0 (0: all tokens)");
+  require(sample.top_p >= 0 && sample.top_p <= 1, "sample.top_p must be in [0, 1]");
+}
+
+}  // namespace
+
+void TrainConfig::validate() const {
+  check_data(data);
+  check_train_values(train);
+  check_count_limits(train, data);
+  require(train.trainable == "all" || train.trainable == "lora",
+          "train.trainable: unknown '" + train.trainable + "' (all, lora)");
+  if (train.trainable == "lora")  // the targets are checked against the model when it is built
+    tinylm::validate(lora);
+  check_float_settings(train, sample);
+  // Sampling happens at every evaluation: check it now, not after the first steps.
+  check_sampling(sample);
+}
+
+void apply_override(nlohmann::json& j, const std::string& assignment) {
+  const size_t eq = assignment.find('=');
+  require(eq != std::string::npos && eq > 0,
+          "--set expects key=value (e.g. train.lr=3e-4), got '" + assignment + "'");
+  const size_t bad = utf8_first_invalid(assignment);
+  require(bad == std::string::npos,
+          "--set: invalid UTF-8 at byte " + std::to_string(bad) + " of the assignment");
+  const std::string path = assignment.substr(0, eq), text = assignment.substr(eq + 1);
+  nlohmann::json value;
+  try {
+    value = parse_json(text, "--set " + path);
+  } catch (const InputError&) {
+    value = text;  // a bare word: a string
+  } catch (const nlohmann::json::exception&) {
+    value = text;  // a bare word: a string
+  }
+  nlohmann::json* node = &j;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = path.find('.', start);
+    const std::string key = path.substr(start, dot - start);
+    require(!key.empty(), "--set: empty name in '" + path + "'");
+    if (dot == std::string::npos) {
+      (*node)[key] = value;
+      return;
+    }
+    if (!node->contains(key)) (*node)[key] = nlohmann::json::object();
+    node = &(*node)[key];
+    require(node->is_object(), "--set: " + path.substr(0, dot) + " is not a section");
+    start = dot + 1;
+  }
+}
+
+nlohmann::json load_config_json(const std::string& path, const std::vector<std::string>& sets) {
+  nlohmann::json j = read_json_file(path);
+  require(j.is_object(), path + ": the config must be a JSON object");
+  for (const auto& s : sets) apply_override(j, s);
+  return j;
+}
+
+}  // namespace tinylm

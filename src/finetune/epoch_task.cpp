@@ -36,22 +36,13 @@ int64_t total_steps(const FinetuneSettings& f, int64_t train_size) {
   return f.max_steps > 0 ? std::min(all, f.max_steps) : all;
 }
 
-AdamWConfig adamw_config(const FinetuneSettings& f) {
-  return {static_cast<float>(f.lr), static_cast<float>(f.beta1), static_cast<float>(f.beta2),
-          static_cast<float>(f.eps), static_cast<float>(f.weight_decay)};
-}
-
 LoopSettings finetune_loop_settings(const FinetuneConfig& c, int64_t total, bool quiet,
                                     int64_t stop_after) {
   const FinetuneSettings& f = c.finetune;
   LoopSettings s;
   s.program = "tinylm finetune";
   s.total_steps = total;
-  s.schedule = {f.lr, f.min_lr < 0 ? f.lr : f.min_lr, f.warmup_steps, f.min_lr < 0 ? 0 : total};
-  s.grad_clip = f.grad_clip;
-  s.log_interval = f.log_interval;
-  s.eval_interval = f.eval_interval;
-  s.checkpoint_interval = f.checkpoint_interval;
+  s.use(f, f, total);
   s.quiet = quiet;
   s.stop_after = stop_after;
   s.micro_batches = dist::world().size();  // data parallel: a part of each batch per rank

@@ -26,7 +26,6 @@ int64_t total_steps(const FinetuneSettings& f, int64_t train_size);
 // min_lr), no gradient accumulation, no best checkpoint.
 LoopSettings finetune_loop_settings(const FinetuneConfig& c, int64_t total, bool quiet,
                                     int64_t stop_after);
-AdamWConfig adamw_config(const FinetuneSettings& f);
 
 class EpochTask : public TrainingTask {
  public:

@@ -36,7 +36,7 @@ std::unique_ptr<SequenceClassifier> build_classifier(const FinetuneConfig& confi
   model->init_head(rng);
   const TrainableSet set = TrainableSet::parse(config.finetune.trainable);
   if (set.kind == TrainableKind::Lora) {
-    attach_lora(*model, lora_config(config.lora), rng);
+    attach_lora(*model, config.lora, rng);
   }
   apply_trainable(*model, set);
   return model;

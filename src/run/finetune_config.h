@@ -19,28 +19,35 @@
 #include <vector>
 
 #include "run/dist_settings.h"
+#include "run/shared_settings.h"
 
 namespace tinylm::finetune {
 
-struct FinetuneSettings {
-  // optimiser and loop
-  double lr = 5e-5;
-  double min_lr = -1;  // < 0: constant lr; else cosine decay from lr to min_lr (after warmup)
-  int64_t warmup_steps = 0;
-  double weight_decay = 0.1;
-  bool decay_all = true;  // false: decay matrices only (as `tinylm train`), not biases / norms
-  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-  double grad_clip = 0;  // 0: no clipping (the course)
-  int64_t batch_size = 8;
-  int64_t epochs = 0;         // set from the task (instruct 2, classify 5)
-  int64_t max_steps = -1;     // > 0: stop after this many optimizer steps (before the epochs end)
-  int64_t eval_interval = 0;  // set from the task: classify 50, instruct 5
-  int64_t eval_batches = 5;   // batches of train and of val per evaluation (the course's eval_iter)
-  int64_t log_interval = 1;
-  int64_t checkpoint_interval = 100;
-  double dropout = 0.0;  // replaces the base's dropout (the course fine-tunes with 0)
-  uint64_t seed = 123;
-  int64_t threads = 0;  // 0: all cores
+// The "finetune" section: the shared optimizer and loop fields (run/shared_settings.h)
+// with the course's defaults, and those of fine-tuning alone.
+struct FinetuneSettings : OptimizerSettings, LoopCounts {
+  FinetuneSettings()
+      : OptimizerSettings{.lr = 5e-5,
+                          .min_lr = -1,
+                          .warmup_steps = 0,
+                          .beta1 = 0.9,
+                          .beta2 = 0.999,
+                          .eps = 1e-8,
+                          .weight_decay = 0.1,
+                          .grad_clip = 0},
+        LoopCounts{.batch_size = 8,
+                   .max_steps = -1,
+                   .eval_interval = 0,
+                   .log_interval = 1,
+                   .checkpoint_interval = 100,
+                   .seed = 123,
+                   .threads = 0} {}
+  // min_lr < 0: constant lr; max_steps > 0: stop after this many optimizer steps (before
+  // the epochs end); eval_interval is set from the task: classify 50, instruct 5.
+  bool decay_all = true;     // false: decay matrices only (as `tinylm train`), not biases / norms
+  int64_t epochs = 0;        // set from the task (instruct 2, classify 5)
+  int64_t eval_batches = 5;  // batches of train and of val per evaluation (the course's eval_iter)
+  double dropout = 0.0;      // replaces the base's dropout (the course fine-tunes with 0)
   // classify
   std::string trainable;  // set from the task: classify "last:1", instruct "all"
   std::string pooling = "last";
@@ -59,19 +66,12 @@ struct FinetuneSettings {
   bool write_responses = true;        // RUN/test-responses.json after training
 };
 
-struct LoraSettings {
-  int64_t r = 16;
-  double alpha = 16;
-  std::vector<std::string> targets = {"c_attn", "c_proj", "c_fc"};
-  double dropout = 0.0;
-};
-
 struct FinetuneConfig {
   std::string task;  // "classify" | "instruct"
   std::string base;  // what --base named
   std::string data;  // the data file
   FinetuneSettings finetune;
-  LoraSettings lora;
+  LoraConfig lora = default_lora();                 // the adapters of trainable "lora"
   nlohmann::json model = nlohmann::json::object();  // preset overrides (may be empty)
   DistSettings dist;  // data parallelism under mpirun (docs/distributed.md)
 

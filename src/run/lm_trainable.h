@@ -19,9 +19,6 @@
 
 namespace tinylm::finetune {
 
-// The LoraConfig that the run's "lora" section describes.
-LoraConfig lora_config(const LoraSettings& settings);
-
 // Freezes / unfreezes `model` per config.finetune.trainable; under lora, attaches the
 // adapters first (A from rng, B zeros; they must be destroyed before the model).
 // InputError naming the setting for a spec the model cannot take (head with a tied head,

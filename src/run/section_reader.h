@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "util/error.h"
@@ -105,5 +106,40 @@ class SectionReader {
   std::string section_;
   std::map<std::string, bool> seen_;
 };
+
+// One field of a settings struct S in a field table: its JSON name and its member. A
+// section's fields are listed once, and read, written and named from that list.
+template <class S>
+struct SettingField {
+  const char* name;
+  std::variant<double S::*, int64_t S::*, uint64_t S::*, bool S::*, std::string S::*,
+               std::vector<std::string> S::*>
+      member;
+};
+
+// Reads every field of the table into s (the ones the section has; the others keep s's).
+template <class S, size_t N>
+void read_fields(SectionReader& reader, S& s, const SettingField<S> (&fields)[N]) {
+  for (const SettingField<S>& f : fields)
+    std::visit(
+        [&](auto member) {
+          using T = std::remove_reference_t<decltype(s.*member)>;
+          if constexpr (std::is_same_v<T, double>) reader.number(f.name, s.*member);
+          if constexpr (std::is_same_v<T, int64_t>) reader.integer(f.name, s.*member);
+          if constexpr (std::is_same_v<T, uint64_t>) reader.unsigned_integer(f.name, s.*member);
+          if constexpr (std::is_same_v<T, bool>) reader.boolean(f.name, s.*member);
+          if constexpr (std::is_same_v<T, std::string>) reader.string(f.name, s.*member);
+          if constexpr (std::is_same_v<T, std::vector<std::string>>)
+            reader.string_list(f.name, s.*member);
+        },
+        f.member);
+}
+
+// Writes every field of the table from s into the JSON object out.
+template <class S, size_t N>
+void write_fields(const S& s, const SettingField<S> (&fields)[N], nlohmann::json& out) {
+  for (const SettingField<S>& f : fields)
+    std::visit([&](auto member) { out[f.name] = s.*member; }, f.member);
+}
 
 }  // namespace tinylm

@@ -63,34 +63,35 @@ DataConfig read_data(const nlohmann::json& section) {
   return d;
 }
 
-// The "train" section: batches, optimizer, schedule, intervals, seed and what is trained.
+// The fields of the "train" section that are `tinylm train`'s alone.
+const SettingField<TrainSettings> kTrainFields[] = {
+    {"lr_decay_steps", &TrainSettings::lr_decay_steps},
+    {"decay_embeddings", &TrainSettings::decay_embeddings},
+    {"grad_accum", &TrainSettings::grad_accum},
+    {"global_batch", &TrainSettings::global_batch},
+    {"eval_iters", &TrainSettings::eval_iters},
+    {"init_from", &TrainSettings::init_from},
+    {"trainable", &TrainSettings::trainable},
+};
+
+// The "train" section: the shared optimizer and loop fields, then train's own.
 TrainSettings read_train_settings(const nlohmann::json& section) {
   TrainSettings t;
-  SectionReader(section, "train")
-      .integer("batch_size", t.batch_size)
-      .integer("max_steps", t.max_steps)
-      .number("lr", t.lr)
-      .number("min_lr", t.min_lr)
-      .integer("warmup_steps", t.warmup_steps)
-      .integer("lr_decay_steps", t.lr_decay_steps)
-      .number("beta1", t.beta1)
-      .number("beta2", t.beta2)
-      .number("eps", t.eps)
-      .number("weight_decay", t.weight_decay)
-      .boolean("decay_embeddings", t.decay_embeddings)
-      .number("grad_clip", t.grad_clip)
-      .integer("grad_accum", t.grad_accum)
-      .integer("global_batch", t.global_batch)
-      .integer("eval_interval", t.eval_interval)
-      .integer("eval_iters", t.eval_iters)
-      .integer("log_interval", t.log_interval)
-      .integer("checkpoint_interval", t.checkpoint_interval)
-      .unsigned_integer("seed", t.seed)
-      .integer("threads", t.threads)
-      .string("init_from", t.init_from)
-      .string("trainable", t.trainable)
-      .done();
+  SectionReader reader(section, "train");
+  read_fields(reader, static_cast<OptimizerSettings&>(t), kOptimizerFields);
+  read_fields(reader, static_cast<LoopCounts&>(t), kLoopFields);
+  read_fields(reader, t, kTrainFields);
+  reader.done();
   return t;
+}
+
+nlohmann::json train_section_json(const TrainSettings& t) {
+  nlohmann::json j = nlohmann::json::object();
+  write_fields(static_cast<const OptimizerSettings&>(t), kOptimizerFields, j);
+  write_fields(static_cast<const LoopCounts&>(t), kLoopFields, j);
+  write_fields(t, kTrainFields, j);
+  j["global_batch"] = t.batch_size * t.grad_accum;  // what the run used
+  return j;
 }
 
 // The "sample" section: what is sampled at each evaluation.
@@ -104,22 +105,6 @@ SampleSettings read_sample(const nlohmann::json& section) {
       .number("top_p", s.top_p)
       .done();
   return s;
-}
-
-// The "lora" section over TrainConfig::default_lora(); alpha and dropout are read as JSON
-// numbers and kept as floats.
-LoraConfig read_lora(const nlohmann::json& section) {
-  LoraConfig lora = TrainConfig::default_lora();
-  double alpha = lora.alpha, dropout = lora.dropout;
-  SectionReader(section, "lora")
-      .integer("r", lora.r)
-      .number("alpha", alpha)
-      .string_list("targets", lora.targets)
-      .number("dropout", dropout)
-      .done();
-  lora.alpha = static_cast<float>(alpha);
-  lora.dropout = static_cast<float>(dropout);
-  return lora;
 }
 
 }  // namespace
@@ -141,16 +126,7 @@ TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
   return c;
 }
 
-LoraConfig TrainConfig::default_lora() {
-  LoraConfig lora;
-  lora.r = 16;
-  lora.alpha = 16.0f;
-  lora.targets = {"c_attn", "c_proj", "c_fc"};
-  return lora;
-}
-
 nlohmann::json TrainConfig::to_json() const {
-  const auto& t = train;
   return {{"kind", "train"},
           {"model", model.to_json()},
           {"data",
@@ -164,40 +140,14 @@ nlohmann::json TrainConfig::to_json() const {
             {"drop_last", data.drop_last},
             {"epochs", data.epochs},
             {"loss_on", data.loss_on}}},
-          {"train",
-           {{"batch_size", t.batch_size},
-            {"max_steps", t.max_steps},
-            {"lr", t.lr},
-            {"min_lr", t.min_lr},
-            {"warmup_steps", t.warmup_steps},
-            {"lr_decay_steps", t.lr_decay_steps},
-            {"beta1", t.beta1},
-            {"beta2", t.beta2},
-            {"eps", t.eps},
-            {"weight_decay", t.weight_decay},
-            {"decay_embeddings", t.decay_embeddings},
-            {"grad_clip", t.grad_clip},
-            {"grad_accum", t.grad_accum},
-            {"global_batch", t.batch_size * t.grad_accum},
-            {"eval_interval", t.eval_interval},
-            {"eval_iters", t.eval_iters},
-            {"log_interval", t.log_interval},
-            {"checkpoint_interval", t.checkpoint_interval},
-            {"seed", t.seed},
-            {"threads", t.threads},
-            {"init_from", t.init_from},
-            {"trainable", t.trainable}}},
+          {"train", train_section_json(train)},
           {"sample",
            {{"prompt", sample.prompt},
             {"max_new_tokens", sample.max_new_tokens},
             {"temperature", sample.temperature},
             {"top_k", sample.top_k},
             {"top_p", sample.top_p}}},
-          {"lora",
-           {{"r", lora.r},
-            {"alpha", shortest_decimal(lora.alpha)},
-            {"targets", lora.targets},
-            {"dropout", shortest_decimal(lora.dropout)}}},
+          {"lora", lora_json(lora)},
           {"dist", dist.to_json()}};
 }
 
@@ -219,55 +169,25 @@ void check_data(const DataConfig& data) {
           "data.epochs needs data.windows = sliding");
 }
 
-// The signs and ranges of the train settings, one by one.
-void check_train_values(const TrainSettings& t) {
-  require(t.batch_size > 0, "train.batch_size must be positive");
-  require(t.max_steps > 0, "train.max_steps must be positive");
-  require(t.lr > 0, "train.lr must be positive");
-  require(t.min_lr >= 0 && t.min_lr <= t.lr, "train.min_lr must be in [0, train.lr]");
-  require(t.warmup_steps >= 0, "train.warmup_steps must be >= 0");
-  require(t.beta1 >= 0 && t.beta1 < 1, "train.beta1 must be in [0, 1)");
-  require(t.beta2 >= 0 && t.beta2 < 1, "train.beta2 must be in [0, 1)");
-  require(t.eps > 0, "train.eps must be positive");
-  require(t.weight_decay >= 0, "train.weight_decay must be >= 0");
-  require(t.grad_clip >= 0, "train.grad_clip must be >= 0 (0: no clipping)");
+// The train settings beyond the shared ones (check_optimizer, check_loop).
+void check_train_values(const TrainSettings& t, const DataConfig& data) {
   require(t.grad_accum > 0, "train.grad_accum must be positive");
   require(t.global_batch >= 0, "train.global_batch must be >= 0 (0: batch_size x grad_accum)");
-  require(t.eval_interval > 0, "train.eval_interval must be positive");
   require(t.eval_iters > 0, "train.eval_iters must be positive");
-  require(t.log_interval > 0, "train.log_interval must be positive");
-  require(t.checkpoint_interval > 0, "train.checkpoint_interval must be positive");
-  require(t.threads >= 0, "train.threads must be >= 0 (0: all cores)");
-}
-
-// The counts a run multiplies or allocates by, each under its limit (run/count_limits.h).
-void check_count_limits(const TrainSettings& t, const DataConfig& data) {
-  for (const auto& [name, v, limit] :
-       {std::tuple<const char*, int64_t, int64_t>{"train.max_steps", t.max_steps, kMaxStepCount},
-        {"train.warmup_steps", t.warmup_steps, kMaxStepCount},
-        {"train.lr_decay_steps", t.lr_decay_steps, kMaxStepCount},
-        {"train.eval_interval", t.eval_interval, kMaxStepCount},
-        {"train.log_interval", t.log_interval, kMaxStepCount},
-        {"train.checkpoint_interval", t.checkpoint_interval, kMaxStepCount},
-        {"train.batch_size", t.batch_size, kMaxBatchSize},
-        {"train.grad_accum", t.grad_accum, kMaxGradAccum},
-        {"train.eval_iters", t.eval_iters, kMaxEvalBatches},
-        {"train.threads", t.threads, kMaxThreads},
-        {"data.epochs", data.epochs, kMaxEpochs}})
+  for (const auto& [name, v, limit] : {std::tuple<const char*, int64_t, int64_t>{
+                                           "train.lr_decay_steps", t.lr_decay_steps, kMaxStepCount},
+                                       {"train.grad_accum", t.grad_accum, kMaxGradAccum},
+                                       {"train.eval_iters", t.eval_iters, kMaxEvalBatches},
+                                       {"data.epochs", data.epochs, kMaxEpochs}})
     require_at_most(name, v, limit);
 }
 
-// The settings the optimizer and the sampler use as 32-bit floats, and eps's floor.
-void check_float_settings(const TrainSettings& t, const SampleSettings& sample) {
-  for (const auto& [name, v] : {std::pair<const char*, double>{"train.lr", t.lr},
-                                {"train.min_lr", t.min_lr},
-                                {"train.eps", t.eps},
-                                {"train.weight_decay", t.weight_decay},
-                                {"train.grad_clip", t.grad_clip},
-                                {"sample.temperature", sample.temperature},
-                                {"sample.top_p", sample.top_p}})
+// The sampler's settings used as 32-bit floats.
+void check_sample_floats(const SampleSettings& sample) {
+  for (const auto& [name, v] :
+       {std::pair<const char*, double>{"sample.temperature", sample.temperature},
+        {"sample.top_p", sample.top_p}})
     require_float_range(name, v);
-  require(t.eps >= 1e-30, "train.eps must be at least 1e-30");
 }
 
 // What is sampled at every evaluation.
@@ -284,13 +204,14 @@ void check_sampling(const SampleSettings& sample) {
 
 void TrainConfig::validate() const {
   check_data(data);
-  check_train_values(train);
-  check_count_limits(train, data);
+  check_optimizer(train, {"train"});
+  check_loop(train, {"train"});
+  check_train_values(train, data);
   require(train.trainable == "all" || train.trainable == "lora",
           "train.trainable: unknown '" + train.trainable + "' (all, lora)");
   if (train.trainable == "lora")  // the targets are checked against the model when it is built
     tinylm::validate(lora);
-  check_float_settings(train, sample);
+  check_sample_floats(sample);
   // Sampling happens at every evaluation: check it now, not after the first steps.
   check_sampling(sample);
 }

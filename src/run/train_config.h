@@ -34,6 +34,7 @@
 #include "lora/lora.h"
 #include "model/config.h"
 #include "run/dist_settings.h"
+#include "run/shared_settings.h"
 
 namespace tinylm {
 
@@ -54,30 +55,33 @@ struct DataConfig {
   std::string loss_on = "answer";  // addition: "answer" (positions 7..11) or "all" 12
 };
 
-struct TrainSettings {
-  int64_t batch_size = 12;
-  int64_t max_steps = 2000;
-  double lr = 1e-3;
-  double min_lr = 1e-4;
-  int64_t warmup_steps = 100;
-  int64_t lr_decay_steps = -1;  // -1: max_steps
-  double beta1 = 0.9;
-  double beta2 = 0.99;
-  double eps = 1e-8;
-  double weight_decay = 0.1;
+// The "train" section: the shared optimizer and loop fields (run/shared_settings.h) with
+// nanoGPT's defaults, and those of `tinylm train` alone.
+struct TrainSettings : OptimizerSettings, LoopCounts {
+  TrainSettings()
+      : OptimizerSettings{.lr = 1e-3,
+                          .min_lr = 1e-4,
+                          .warmup_steps = 100,
+                          .beta1 = 0.9,
+                          .beta2 = 0.99,
+                          .eps = 1e-8,
+                          .weight_decay = 0.1,
+                          .grad_clip = 1.0},
+        LoopCounts{.batch_size = 12,
+                   .max_steps = 2000,
+                   .eval_interval = 250,
+                   .log_interval = 10,
+                   .checkpoint_interval = 500,
+                   .seed = 1337,
+                   .threads = 0} {}
+  int64_t lr_decay_steps = -1;   // -1: max_steps
   bool decay_embeddings = true;  // weight decay on wte / wpe (biases and norms: never)
-  double grad_clip = 1.0;        // 0: no clipping
   // Micro-batches of batch_size sequences per optimizer step, over all data-parallel
   // ranks: global_batch / batch_size (each of W ranks accumulates grad_accum / W).
   int64_t grad_accum = 1;
   // Sequences per optimizer step (0: batch_size * grad_accum). Set, it decides grad_accum.
   int64_t global_batch = 0;
-  int64_t eval_interval = 250;
   int64_t eval_iters = 20;
-  int64_t log_interval = 10;
-  int64_t checkpoint_interval = 500;
-  uint64_t seed = 1337;
-  int64_t threads = 0;            // 0: all cores
   std::string init_from;          // "" (random init, the default) or where weights come from
   std::string trainable = "all";  // "all", or "lora": adapters only, every base weight frozen
 };
@@ -97,9 +101,6 @@ struct TrainConfig {
   SampleSettings sample;
   LoraConfig lora = default_lora();  // PEFT-style adapters (lora/lora.h), with trainable "lora"
   DistSettings dist;
-
-  // r 16, alpha 16 on c_attn, c_proj and c_fc: the defaults of `tinylm finetune`.
-  static LoraConfig default_lora();
 
   nlohmann::json to_json() const;
   static TrainConfig from_json(const nlohmann::json& j);

@@ -195,8 +195,8 @@ Loop::StepEnd Loop::train_step() {
     return StepEnd::NonFinite;
   }
   const bool logged = (step + 1) % s_.log_interval == 0 || step + 1 == s_.total_steps;
-  const std::vector<double> norms = logged && s_.layer_norms > 0
-                                        ? layer_grad_norms(session_.params(), s_.layer_norms)
+  const std::vector<double> norms = logged && s_.grad_norm_layers > 0
+                                        ? layer_grad_norms(session_.params(), s_.grad_norm_layers)
                                         : std::vector<double>{};
   parts.restart();  // the loss check and layer norms are not a part of their own
   const double grad_norm =
@@ -226,7 +226,7 @@ void Loop::log_step(double loss, double lr, double grad_norm, const std::vector<
     mfu = static_cast<double>(window_.steps) * s_.flops_per_step / secs / peak_flops_;
     entry["mfu"] = mfu;
   }
-  if (s_.layer_norms > 0) entry["grad_norm_layers"] = norms;
+  if (s_.grad_norm_layers > 0) entry["grad_norm_layers"] = norms;
   const double per_step_ms = 1e3 / static_cast<double>(std::max<int64_t>(window_.steps, 1));
   entry["step_ms"] = {{"all", secs * per_step_ms},
                       {"zero_grad", window_.zero_grad_seconds * per_step_ms},

@@ -24,9 +24,10 @@
 
 #include "dist/gradient_sync.h"
 #include "nn/context.h"
+#include "optim/schedule.h"
 #include "run/dist_settings.h"
+#include "run/shared_settings.h"
 #include "train/run_session.h"
-#include "train/schedule.h"
 
 namespace tinylm {
 
@@ -71,9 +72,10 @@ struct LoopSettings {
   int64_t log_interval = 1, eval_interval = 1, checkpoint_interval = 1;
   bool evaluate_first = false;  // step 0's evaluation, for a new run
   bool keep_best = false;       // best.safetensors
-  int64_t layer_norms = 0;      // > 0: the model's n_layer, "grad_norm_layers" is logged
-  double flops_per_step = 0;    // > 0: "mfu" against the machine's measured peak
-  double peak_flops = 0;        // that peak: 0 for the CPU's (measured at the start)
+  int64_t grad_norm_layers =
+      0;  // > 0: the model's n_layer, whose norms are logged ("grad_norm_layers")
+  double flops_per_step = 0;  // > 0: "mfu" against the machine's measured peak
+  double peak_flops = 0;      // that peak: 0 for the CPU's (measured at the start)
   bool quiet = false;
   int64_t stop_after = -1;  // stop with a checkpoint once this many steps are done
   // Data parallelism: the ranks (null: dist::world()), how gradients are summed, and
@@ -81,6 +83,15 @@ struct LoopSettings {
   dist::Communicator* comm = nullptr;
   dist::ReduceMode reduce = dist::ReduceMode::kSum;
   bool check_replicas = false;
+  // A config's shared train / finetune settings (run/shared_settings.h): the lr schedule
+  // (cosine decay to min_lr at decay_steps), clipping, the intervals.
+  void use(const OptimizerSettings& o, const LoopCounts& l, int64_t decay_steps) {
+    schedule = lr_schedule(o, decay_steps);
+    grad_clip = o.grad_clip;
+    log_interval = l.log_interval;
+    eval_interval = l.eval_interval;
+    checkpoint_interval = l.checkpoint_interval;
+  }
   void use(const DistSettings& d) {  // a config's "dist" section
     reduce = dist::reduce_mode(d.reduce, "dist.reduce");
     check_replicas = d.check_replicas;

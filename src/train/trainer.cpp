@@ -23,26 +23,16 @@ namespace tinylm {
 
 namespace {
 
-AdamWConfig adamw_config(const TrainSettings& t) {
-  return {static_cast<float>(t.lr), static_cast<float>(t.beta1), static_cast<float>(t.beta2),
-          static_cast<float>(t.eps), static_cast<float>(t.weight_decay)};
-}
-
 LoopSettings loop_settings(const TrainConfig& c, const TrainOptions& options) {
   const TrainSettings& t = c.train;
   LoopSettings s;
   s.program = "tinylm train";
   s.total_steps = t.max_steps;
   s.micro_batches = t.grad_accum;
-  s.schedule = {t.lr, t.min_lr, t.warmup_steps,
-                t.lr_decay_steps < 0 ? t.max_steps : t.lr_decay_steps};
-  s.grad_clip = t.grad_clip;
-  s.log_interval = t.log_interval;
-  s.eval_interval = t.eval_interval;
-  s.checkpoint_interval = t.checkpoint_interval;
+  s.use(t, t, t.lr_decay_steps < 0 ? t.max_steps : t.lr_decay_steps);
   s.evaluate_first = true;
   s.keep_best = true;
-  s.layer_norms = c.model.n_layer;
+  s.grad_norm_layers = c.model.n_layer;
   // MFU as nanoGPT and llm.c report it: 3 x the forward matrix products (report/flops.h).
   s.flops_per_step =
       static_cast<double>(

@@ -234,7 +234,7 @@ TEST(FinetuneInstruct, TrainsOnlyWhatTrainableNames) {
     EXPECT_GT(norm, 0);  // B starts at zeros and learned something
     const nlohmann::json results = nlohmann::json::parse(read_file(dir + "/results.json"));
     EXPECT_EQ(results["trainable_parameters"].get<int64_t>(),
-              lora_parameter_count(base.model->config(), 0, lora_config(c.lora)));
+              lora_parameter_count(base.model->config(), 0, c.lora));
     const nlohmann::json adapter =
         nlohmann::json::parse(read_file(dir + "/adapter/adapter_config.json"));
     EXPECT_EQ(adapter["task_type"], "CAUSAL_LM");

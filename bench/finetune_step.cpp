@@ -15,7 +15,6 @@
 #include "tensor/threads.h"
 
 using namespace tinylm;
-using namespace tinylm::finetune;
 
 int main(int argc, char** argv) {
   std::string trainable = "last:1";

@@ -12,16 +12,17 @@
 #include <string>
 #include <vector>
 
+#include "common/heap_counter.h"
 #include "model/gpt.h"
 #include "optim/adamw.h"
 #include "report/flops.h"
-#include "report/heap_counter.h"
 #include "report/memory.h"
 #include "report/peak_rss.h"
 #include "tensor/threads.h"
 
 using namespace tinylm;
 using namespace tinylm::report;
+using namespace tinylm::testing;
 
 int main(int argc, char** argv) {
   GPTConfig c;

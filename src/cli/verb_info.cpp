@@ -104,7 +104,7 @@ RunModel run_model_of(const std::string& dir) {
     const TrainConfig tc = TrainConfig::from_json(*j);
     if (tc.train.trainable == "lora") {
       m.has_lora = true;
-      m.lora = lora_adapters_of(tc);
+      m.lora = lora_adapters_of(tc.model, tc.lora);
     }
   } catch (const InputError& e) {
     throw InputError(file + ": " + e.what());

@@ -51,7 +51,7 @@ int run_report(int argc, char** argv) {
                        sample_text(*loaded.model, *loaded.tokenizer, loaded.config.sample, seed)});
   }
   const auto input = data.fixed_input(std::min<int64_t>(loaded.config.model.block_size, 32));
-  write_run_report(*loaded.model, *loaded.tokenizer, loaded.config,
+  write_run_report(*loaded.model, *loaded.tokenizer, report_settings(loaded.config),
                    {run, loaded.step, input, samples});
   std::printf("wrote %s/report.html\n", run.c_str());
   return 0;

@@ -1,18 +1,18 @@
-// tinylm verify DIR: run every check a reference folder supports (see train/verify.h).
-// reference.json's "task" picks the checks: none (language model, train/verify.h),
-// "classify" (finetune/verify_classify.h), "lora" (finetune/verify_lora.h), "instruct"
-// (finetune/verify_instruct.h).
+// tinylm verify DIR: run every check a reference folder supports (see verify/verify_lm.h).
+// reference.json's "task" picks the checks: none (language model, verify/verify_lm.h),
+// "classify" (verify/verify_classify.h), "lora" (verify/verify_lora.h), "instruct"
+// (verify/verify_instruct.h).
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "backend/registry.h"
 #include "cli/cli_util.h"
-#include "finetune/verify_classify.h"
-#include "finetune/verify_instruct.h"
-#include "finetune/verify_lora.h"
-#include "finetune/verify_util.h"
-#include "train/verify.h"
 #include "util/error.h"
+#include "verify/verify_classify.h"
+#include "verify/verify_instruct.h"
+#include "verify/verify_lm.h"
+#include "verify/verify_lora.h"
+#include "verify/verify_util.h"
 
 namespace tinylm::cli {
 

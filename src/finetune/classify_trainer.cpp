@@ -109,10 +109,9 @@ class ClassifyTask : public EpochTask {
         data_(data),
         session_(session),
         tok_(tok),
-        config_text_(std::move(config_text)),
         quiet_(quiet) {
-    report_config_ =
-        report_config(c, model.body().config(), total_steps(c.finetune, data.train.size()));
+    report_settings_ =
+        report_settings(c, total_steps(c.finetune, data.train.size()), std::move(config_text));
     report_input_ =
         report_input(data.train.ids.data(), data.max_length, model.body().config().block_size);
   }
@@ -120,8 +119,8 @@ class ClassifyTask : public EpochTask {
   std::vector<std::pair<std::string, std::string>> summary;  // report.html's table
 
   void write_report(int64_t step) {
-    write_run_report(model_.body(), tok_, report_config_, {session_.dir(), step, report_input_, {}},
-                     {config_text_, summary});
+    write_run_report(model_.body(), tok_, report_settings_,
+                     {session_.dir(), step, report_input_, {}}, summary);
   }
   void after_eval(int64_t step) override { write_report(step); }
 
@@ -161,9 +160,8 @@ class ClassifyTask : public EpochTask {
   const ClassificationData& data_;
   RunSession& session_;
   const Tokenizer& tok_;
-  std::string config_text_;  // the run's config.json, shown in report.html
   bool quiet_;
-  TrainConfig report_config_;
+  RunReportSettings report_settings_;
   std::vector<int32_t> report_input_;
 };
 

@@ -44,9 +44,10 @@ int64_t rewrite_classify_report(const std::string& dir) {
                          accuracies_text(results["accuracy_after"]));
   write_run_report(
       run.model->body(), *run.tokenizer,
-      report_config(run.config, body, total_steps(f, data.train.size())),
+      report_settings(run.config, total_steps(f, data.train.size()),
+                      read_json_file(dir + "/config.json").dump(2)),
       {dir, run.step, report_input(data.train.ids.data(), data.max_length, body.block_size), {}},
-      {read_json_file(dir + "/config.json").dump(2), summary});
+      summary);
   return run.step;
 }
 
@@ -69,22 +70,24 @@ int64_t rewrite_instruct_report(const std::string& dir) {
   const std::vector<int32_t>& first = data.train.encoded[0].ids;
   write_run_report(
       *run.model, *run.tokenizer,
-      report_config(run.config, model, total_steps(f, data.train.size())),
+      report_settings(run.config, total_steps(f, data.train.size()),
+                      read_json_file(dir + "/config.json").dump(2)),
       {dir, run.step,
        report_input(first.data(), static_cast<int64_t>(first.size()), model.block_size), samples},
-      {read_json_file(dir + "/config.json").dump(2), summary});
+      summary);
   return run.step;
 }
 
 }  // namespace
 
-TrainConfig report_config(const FinetuneConfig& c, const GPTConfig& model, int64_t total_steps) {
-  TrainConfig t;
-  t.model = model;
-  t.data.path = c.data;
-  t.train.max_steps = total_steps;
-  t.train.batch_size = c.finetune.batch_size;
-  return t;
+RunReportSettings report_settings(const FinetuneConfig& c, int64_t total_steps,
+                                  std::string config_json) {
+  RunReportSettings s;
+  s.max_steps = total_steps;
+  s.batch_size = c.finetune.batch_size;
+  s.data = c.data;
+  s.config_json = std::move(config_json);
+  return s;
 }
 
 std::vector<int32_t> report_input(const int32_t* ids, int64_t n, int64_t block_size) {

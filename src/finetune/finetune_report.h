@@ -11,12 +11,14 @@
 #include "data/classification_dataset.h"
 #include "open/classify_run.h"
 #include "run/finetune_config.h"
-#include "run/train_config.h"
+#include "train/run_report.h"
 
 namespace tinylm::finetune {
 
-// What report.html needs from a TrainConfig: the model, the data, the steps, the batch.
-TrainConfig report_config(const FinetuneConfig& c, const GPTConfig& model, int64_t total_steps);
+// What report.html says of a fine-tuning run of total_steps: its data file, its batch and
+// config_json, the config it shows.
+RunReportSettings report_settings(const FinetuneConfig& c, int64_t total_steps,
+                                  std::string config_json);
 
 // The input the report's attention maps look at: the first ids of the first training
 // example, at most 32 and at most the context.

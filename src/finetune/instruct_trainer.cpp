@@ -84,17 +84,17 @@ class InstructTask : public EpochTask {
         collate_(collate),
         session_(session),
         tok_(tok),
-        lora_(lora),
-        config_text_(std::move(config_text)) {
-    report_config_ = report_config(c, model.config(), total_steps(c.finetune, data.train.size()));
+        lora_(lora) {
+    report_settings_ =
+        report_settings(c, total_steps(c.finetune, data.train.size()), std::move(config_text));
     const std::vector<int32_t>& first = data.train.encoded[0].ids;
     report_input_ =
         report_input(first.data(), static_cast<int64_t>(first.size()), model.config().block_size);
   }
 
   void write_report(int64_t step, std::vector<std::pair<std::string, std::string>> extra) {
-    write_run_report(model_, tok_, report_config_, {session_.dir(), step, report_input_, samples_},
-                     {config_text_, std::move(extra)});
+    write_run_report(model_, tok_, report_settings_,
+                     {session_.dir(), step, report_input_, samples_}, extra);
   }
   void after_eval(int64_t step) override { write_report(step, {}); }
 
@@ -137,8 +137,7 @@ class InstructTask : public EpochTask {
   RunSession& session_;
   const Tokenizer& tok_;
   LoraSet* lora_;
-  std::string config_text_;  // the run's config.json, shown in report.html
-  TrainConfig report_config_;
+  RunReportSettings report_settings_;
   std::vector<int32_t> report_input_;
   std::vector<std::pair<std::string, std::string>> samples_;
 };

@@ -104,7 +104,8 @@ void LmTask::after_eval(int64_t step) {
                      sample_text(model_, data_.tokenizer(), s, c_.train.seed + step)});
   }
   if (samples_.size() > 3) samples_.resize(3);
-  write_run_report(model_, data_.tokenizer(), c_, {session_.dir(), step, report_input_, samples_});
+  write_run_report(model_, data_.tokenizer(), report_settings(c_),
+                   {session_.dir(), step, report_input_, samples_});
 }
 
 // The adapters alone, in PEFT's layout, beside the checkpoint (`tinylm lora merge` folds

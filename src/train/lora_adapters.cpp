@@ -4,14 +4,14 @@
 
 namespace tinylm {
 
-report::LoraAdapters lora_adapters_of(const TrainConfig& c) {
+report::LoraAdapters lora_adapters_of(const GPTConfig& model, const LoraConfig& lora) {
   report::LoraAdapters a;
-  a.r = c.lora.r;
-  a.dropout = c.lora.dropout;
+  a.r = lora.r;
+  a.dropout = lora.dropout;
   std::string targets;
-  for (const auto& t : c.lora.targets) targets += (targets.empty() ? "" : ", ") + t;
-  a.description = "LoRA r " + std::to_string(c.lora.r) + " on " + targets;
-  for (const LoraTarget& t : lora_targets(c.model, 0, c.lora))
+  for (const auto& t : lora.targets) targets += (targets.empty() ? "" : ", ") + t;
+  a.description = "LoRA r " + std::to_string(lora.r) + " on " + targets;
+  for (const LoraTarget& t : lora_targets(model, 0, lora))
     a.layers.push_back({t.module, t.in, t.out});
   return a;
 }

@@ -2,11 +2,13 @@
 // for the inspection tables (report/memory.h, report/model_info.h): the trainer's own
 // lora_targets of the run's model, no classification head.
 #pragma once
+#include "lora/lora.h"
+#include "model/config.h"
 #include "report/memory.h"
-#include "run/train_config.h"
 
 namespace tinylm {
 
-report::LoraAdapters lora_adapters_of(const TrainConfig& c);
+// The adapters `lora` attaches to a model of `model`'s shape.
+report::LoraAdapters lora_adapters_of(const GPTConfig& model, const LoraConfig& lora);
 
 }  // namespace tinylm

@@ -43,13 +43,23 @@ std::string best_point(const report::Points& points) {
 
 }  // namespace
 
-std::string run_report_page(GPT& model, const Tokenizer& tok, const TrainConfig& c,
-                            const RunReportInputs& in, const RunReportExtras& extras) {
+RunReportSettings report_settings(const TrainConfig& c) {
+  RunReportSettings s;
+  s.max_steps = c.train.max_steps;
+  s.batch_size = c.train.batch_size;
+  s.data = c.data.task.empty() ? c.data.path : "task: " + c.data.task;
+  if (c.train.trainable == "lora") s.lora = c.lora;
+  s.config_json = c.to_json().dump(2);
+  return s;
+}
+
+std::string run_report_page(GPT& model, const Tokenizer& tok, const RunReportSettings& c,
+                            const RunReportInputs& in, const RunReportRows& rows) {
   report::RunReport r;
   r.title = std::filesystem::path(in.dir).filename().string();
   if (r.title.empty()) r.title = in.dir;
-  r.subtitle = "step " + report::with_commas(in.step) + " of " +
-               report::with_commas(c.train.max_steps) + " - " + in.dir;
+  r.subtitle = "step " + report::with_commas(in.step) + " of " + report::with_commas(c.max_steps) +
+               " - " + in.dir;
 
   const std::string log_path = in.dir + "/log.jsonl";
   report::LossLog log;
@@ -64,17 +74,17 @@ std::string run_report_page(GPT& model, const Tokenizer& tok, const TrainConfig&
   }
 
   std::string parameters = report::with_commas(model.num_parameters());
-  if (c.train.trainable == "lora") {  // the frozen model and the adapters it trains
-    const int64_t adapters = lora_parameter_count(model.config(), 0, c.lora);
+  if (c.lora) {  // the frozen model and the adapters it trains
+    const int64_t adapters = lora_parameter_count(model.config(), 0, *c.lora);
     std::string targets;
-    for (const auto& t : c.lora.targets) targets += (targets.empty() ? "" : ", ") + t;
+    for (const auto& t : c.lora->targets) targets += (targets.empty() ? "" : ", ") + t;
     parameters = report::with_commas(model.num_parameters() + adapters) + ": " +
-                 report::with_commas(adapters) + " trainable (LoRA r " + std::to_string(c.lora.r) +
+                 report::with_commas(adapters) + " trainable (LoRA r " + std::to_string(c.lora->r) +
                  " on " + targets + "), " + parameters + " frozen";
   }
   r.summary = {{"parameters", parameters},
                {"tokenizer", tok.kind() + ", vocabulary " + report::with_commas(tok.vocab_size())},
-               {"data", c.data.task.empty() ? c.data.path : "task: " + c.data.task}};
+               {"data", c.data}};
   if (have_log) {
     r.summary.emplace_back("last train loss (logged step)", last_point(log.train));
     if (!log.eval_val.empty()) {
@@ -86,7 +96,7 @@ std::string run_report_page(GPT& model, const Tokenizer& tok, const TrainConfig&
     }
     r.loss_svg = report::loss_curve_svg(log);
   }
-  for (const auto& row : extras.summary) r.summary.push_back(row);
+  for (const auto& row : rows) r.summary.push_back(row);
   r.samples = in.samples;
 
   if (!in.fixed_input.empty()) {
@@ -113,17 +123,17 @@ std::string run_report_page(GPT& model, const Tokenizer& tok, const TrainConfig&
     r.attention_caption = "No input to show.";
   }
 
-  const bool lora = c.train.trainable == "lora";
-  const report::LoraAdapters adapters = lora ? lora_adapters_of(c) : report::LoraAdapters{};
+  const report::LoraAdapters adapters =
+      c.lora ? lora_adapters_of(model.config(), *c.lora) : report::LoraAdapters{};
   r.model_text = report::render_text(report::model_info(
-      model.config(), c.train.batch_size, model.config().block_size, lora ? &adapters : nullptr));
-  r.config_json = extras.config_json.empty() ? c.to_json().dump(2) : extras.config_json;
+      model.config(), c.batch_size, model.config().block_size, c.lora ? &adapters : nullptr));
+  r.config_json = c.config_json;
   return report::run_report_html(r);
 }
 
-void write_run_report(GPT& model, const Tokenizer& tok, const TrainConfig& c,
-                      const RunReportInputs& in, const RunReportExtras& extras) {
-  write_file_atomic(in.dir + "/report.html", run_report_page(model, tok, c, in, extras));
+void write_run_report(GPT& model, const Tokenizer& tok, const RunReportSettings& settings,
+                      const RunReportInputs& in, const RunReportRows& rows) {
+  write_file_atomic(in.dir + "/report.html", run_report_page(model, tok, settings, in, rows));
 }
 
 }  // namespace tinylm

@@ -11,11 +11,11 @@
 
 #include "common/gradcheck.h"
 #include "common/input_error.h"
-#include "finetune/verify_classify.h"
 #include "model/hf_classifier.h"
 #include "run/trainable.h"
 #include "util/files.h"
 #include "util/source_dir.h"
+#include "verify/verify_classify.h"
 
 namespace tinylm::finetune {
 namespace {

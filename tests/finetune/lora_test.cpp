@@ -12,7 +12,6 @@
 #include "common/gradcheck.h"
 #include "common/input_error.h"
 #include "finetune/merge.h"
-#include "finetune/verify_lora.h"
 #include "io/safetensors.h"
 #include "lora/classifier_lora.h"
 #include "lora/peft.h"
@@ -23,6 +22,7 @@
 #include "tokenizer/load.h"
 #include "util/files.h"
 #include "util/source_dir.h"
+#include "verify/verify_lora.h"
 
 namespace tinylm::finetune {
 namespace {

@@ -1,7 +1,7 @@
 // MEASUREMENT: the closed-form estimates against a real model (links src/model, src/nn,
 // src/ops and runs real forward_loss + backward steps).
 //   memory: predicted step peak (parameters + gradients + activations) vs
-//           (a) bytes the model allocates through operator new (report/heap_counter.h)
+//           (a) bytes the model allocates through operator new (tests/common/heap_counter.h)
 //           (b) growth of the process's peak RSS
 //   FLOPs:  predicted forward matmul FLOPs vs the FLOPs implied by the shapes of the
 //           model instance's Linear layers, attention matrices and logits.
@@ -11,14 +11,15 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "common/heap_counter.h"
 #include "model/gpt.h"
 #include "report/flops.h"
-#include "report/heap_counter.h"
 #include "report/memory.h"
 #include "report/peak_rss.h"
 
 using namespace tinylm;
 using namespace tinylm::report;
+using namespace tinylm::testing;
 
 namespace {
 

@@ -19,9 +19,9 @@
 #include "model/hf_gpt2.h"
 #include "run/train_config.h"
 #include "tokenizer/load.h"
-#include "train/verify.h"
 #include "util/error.h"
 #include "util/json_read.h"
+#include "verify/verify_lm.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // MEASUREMENT: the memory plan. After the first step has sized every buffer, a training
 // step (forward, backward, clipping, AdamW) and a decoding step (one token through the KV
-// cache) allocate nothing: the heap counter (report/heap_counter.h, included in this one
+// cache) allocate nothing: the heap counter (tests/common/heap_counter.h, included in this one
 // file of the test program) counts every operator new of a step. oneDNN's sgemm allocates
 // a small object on every call, inside the library; those calls are counted apart and
 // reported, not charged to tinylm.
@@ -9,10 +9,10 @@
 #include <cstdio>
 #include <vector>
 
+#include "common/heap_counter.h"
 #include "model/gpt.h"
 #include "model/kv_cache.h"
 #include "optim/adamw.h"
-#include "report/heap_counter.h"
 
 namespace tinylm {
 namespace {
@@ -36,13 +36,13 @@ std::vector<int32_t> random_ids(int64_t n, int64_t vocab, Rng& rng) {
 // Allocations made by tinylm (not by the math libraries) while f runs; printed if asked.
 template <class F>
 int64_t allocations_during(F&& f, bool print = false) {
-  report::split_math_libraries(true);
-  const int64_t all = report::heap_allocations();
-  const int64_t library = report::heap_allocations_by_math_libraries();
+  testing::split_math_libraries(true);
+  const int64_t all = testing::heap_allocations();
+  const int64_t library = testing::heap_allocations_by_math_libraries();
   f();
-  const int64_t by_library = report::heap_allocations_by_math_libraries() - library;
-  const int64_t by_tinylm = report::heap_allocations() - all - by_library;
-  report::split_math_libraries(false);
+  const int64_t by_library = testing::heap_allocations_by_math_libraries() - library;
+  const int64_t by_tinylm = testing::heap_allocations() - all - by_library;
+  testing::split_math_libraries(false);
   if (print)
     std::printf("  %lld allocations by tinylm, %lld inside the math library\n",
                 static_cast<long long>(by_tinylm), static_cast<long long>(by_library));

@@ -1,4 +1,4 @@
-#include "train/verify.h"
+#include "verify/verify_lm.h"
 
 #include <cmath>
 #include <cstdlib>

@@ -1,17 +1,17 @@
 // The checks of a "classify" reference folder (see verify_classify.h).
-#include "finetune/verify_classify.h"
+#include "verify/verify_classify.h"
 
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "finetune/verify_util.h"
 #include "model/hf_classifier.h"
 #include "model/hf_gpt2.h"
 #include "run/trainable.h"
 #include "util/error.h"
 #include "util/json_read.h"
+#include "verify/verify_util.h"
 
 namespace tinylm::finetune {
 

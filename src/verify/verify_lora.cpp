@@ -1,16 +1,16 @@
 // The checks of a "lora" reference folder (see verify_lora.h).
-#include "finetune/verify_lora.h"
+#include "verify/verify_lora.h"
 
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "finetune/verify_util.h"
 #include "lora/peft.h"
 #include "model/hf_gpt2.h"
 #include "run/trainable.h"
 #include "util/error.h"
 #include "util/json_read.h"
+#include "verify/verify_util.h"
 
 namespace tinylm::finetune {
 

@@ -1,19 +1,18 @@
 // Parity with Hugging Face transformers' GPT-2 (float64 references in tests/fixtures):
 // logits, loss, every gradient, 3 AdamW steps, and a greedy continuation.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 
 #include "io/safetensors.h"
 #include "model/hf_gpt2.h"
-#include "train/verify.h"
 #include "util/files.h"
 #include "util/source_dir.h"
+#include "verify/verify_lm.h"
 
 namespace tinylm {
 namespace {
@@ -31,7 +30,8 @@ TEST(HuggingFaceParity, Gpt2MicroLogitsLossGradientsAdamWGreedy) {
   const auto results = verify_reference(kFixtures + "gpt2-micro");
   // logits, loss, grad, adamw.per_step, adamw.params, greedy
   expect_all_pass(results, 6);
-  for (const auto& r : results) std::printf("  %-16s %.3g (tolerance %.0e)\n", r.name.c_str(), r.error, r.tolerance);
+  for (const auto& r : results)
+    std::printf("  %-16s %.3g (tolerance %.0e)\n", r.name.c_str(), r.error, r.tolerance);
 }
 
 TEST(HuggingFaceParity, Gpt2TinyLogitsLossGreedy) {
@@ -41,8 +41,8 @@ TEST(HuggingFaceParity, Gpt2TinyLogitsLossGreedy) {
 
 // A copy of a fixture folder whose reference.json is changed by `edit`.
 std::string edited_copy(const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
-  const auto dir = std::filesystem::temp_directory_path() / ("tinylm-verify-" + name + "-" +
-                                                             std::to_string(::getpid()));
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("tinylm-verify-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::copy(kFixtures + name, dir);
   auto info = nlohmann::json::parse(read_file(dir / "reference.json"));
@@ -76,7 +76,8 @@ TEST(HuggingFaceParity, VerifyFailsWhenTheReferenceIsWrong) {
 
 TEST(HuggingFaceInterop, ImportExportImportIsBitIdentical) {
   auto model = load_hf_gpt2(kFixtures + "gpt2-micro");
-  const auto dir = std::filesystem::temp_directory_path() / ("tinylm-export-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("tinylm-export-" + std::to_string(::getpid()));
   save_hf_gpt2(*model, dir.string());
   auto again = load_hf_gpt2(dir.string());
   auto a = model->parameters(), b = again->parameters();

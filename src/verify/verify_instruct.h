@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "train/verify.h"
+#include "verify/verify_lm.h"
 
 namespace tinylm {
 

@@ -1,5 +1,5 @@
 // reference.json and error measures for the fine-tuning checks.
-#include "finetune/verify_util.h"
+#include "verify/verify_util.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // Shared pieces of the fine-tuning verify checks (verify_classify, verify_lora,
 // verify_instruct): reading reference.json (its fields then go through util/json_read.h's
-// JsonField, and "adamw" through train/verify.h's read_adamw_reference), relative errors.
+// JsonField, and "adamw" through verify/verify_lm.h's read_adamw_reference), relative errors.
 #pragma once
 #include <functional>
 #include <nlohmann/json_fwd.hpp>
@@ -9,7 +9,7 @@
 
 #include "io/safetensors.h"
 #include "optim/adamw.h"
-#include "train/verify.h"
+#include "verify/verify_lm.h"
 
 namespace tinylm::finetune {
 
@@ -21,7 +21,7 @@ double relative_error(const float* a, const float* b, int64_t n);
 double relative_error(double a, double b);
 CheckResult make_check(const std::string& name, double error, double tol, std::string detail = "");
 
-// The reference's AdamW steps (train/verify.h's AdamWReference) over `params`: weight
+// The reference's AdamW steps (verify/verify_lm.h's AdamWReference) over `params`: weight
 // decay on tensors of 2+ dims (torch's usual grouping), each step zeroing the trainable
 // gradients, running loss_and_backward (returns the loss), clipping as the reference did,
 // then AdamW. Returns the worst relative error of the per-step loss and gradient norm

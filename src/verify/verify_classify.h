@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "train/verify.h"
+#include "verify/verify_lm.h"
 
 namespace tinylm::finetune {
 

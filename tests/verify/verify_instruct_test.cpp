@@ -1,7 +1,7 @@
 // verify_instruct on the gpt2-instruct fixture (tests/fixtures, a copy of the shared
 // one): every check passes; a changed entry, a changed reference id or gradient fails
 // the right check; a broken reference.json is an InputError naming the field.
-#include "finetune/verify_instruct.h"
+#include "verify/verify_instruct.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

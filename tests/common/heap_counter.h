@@ -2,9 +2,9 @@
 // std::vector, std::string ...), to compare memory estimates with what a model really allocates.
 // This header DEFINES replacement global operator new/delete (malloc plus two relaxed
 // atomic updates per call), as the C++ standard allows a program to do once: include it
-// in exactly one .cpp file of a program (tests/report/measured_test.cpp and
-// bench/info_check.cpp do). It is deliberately not part of the tinylm_report library, so
-// no other program gets the counting allocator.
+// in exactly one .cpp file of a program (tests/report/measured_test.cpp,
+// tests/train/memory_plan_test.cpp and bench/info_check.cpp do). It lives with the tests,
+// outside every library, so no other program gets the counting allocator.
 // Sizes are malloc_usable_size(), so a few bytes of rounding per allocation are included.
 #pragma once
 #include <dlfcn.h>
@@ -16,7 +16,7 @@
 #include <new>
 #include <string_view>
 
-namespace tinylm::report {
+namespace tinylm::testing {
 
 namespace heap_detail {
 
@@ -94,10 +94,10 @@ inline void reset_heap_peak() {
   heap_detail::peak.store(heap_detail::live.load());
 }
 
-}  // namespace tinylm::report
+}  // namespace tinylm::testing
 
 // The replacements (not inline: the standard forbids it; hence "one .cpp per program").
-namespace tinylm_heap = tinylm::report::heap_detail;
+namespace tinylm_heap = tinylm::testing::heap_detail;
 void* operator new(std::size_t n) {
   tinylm_heap::note_caller(__builtin_return_address(0));
   return tinylm_heap::allocate(n);

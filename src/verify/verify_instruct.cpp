@@ -1,6 +1,6 @@
 // The instruction fixture's checks: ids rebuilt from entries.json, loss and gradients
 // of the GPT model; see verify_instruct.h.
-#include "finetune/verify_instruct.h"
+#include "verify/verify_instruct.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,13 +13,13 @@
 
 #include "data/instruction_collate.h"
 #include "data/instruction_data.h"
-#include "finetune/verify_util.h"
 #include "io/safetensors.h"
 #include "model/hf_gpt2.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/json_read.h"
+#include "verify/verify_util.h"
 
 namespace tinylm {
 

@@ -2,28 +2,38 @@
 
 #include <algorithm>
 #include <cstring>
-#include <unordered_set>
 
+#include "tensor/parameter_block.h"
 #include "util/error.h"
 
 namespace tinylm::dist {
 
 namespace {
 
-// Each parameter once, in list order (a tied head is listed twice); with `on_cpu`, each
-// must be in the CPU's memory (the collectives and copies read it there).
-std::vector<Parameter*> unique_parameters(const ParameterList& params, bool trainable_only,
-                                          bool on_cpu = true) {
+// Each parameter once, in list order (tensor/parameter_block.h); with `on_cpu`, each must
+// be in the CPU's memory (the collectives and copies read it there).
+std::vector<Parameter*> reduced_parameters(const ParameterList& params, bool trainable_only,
+                                           bool on_cpu = true) {
+  for (const auto& p : params)
+    require(!on_cpu || (trainable_only && !p.param->trainable()) ||
+                p.param->value.device() == Device::kCpu,
+            [&] {
+              return "data-parallel training runs on the CPU (" + p.name + " is on another device)";
+            });
   std::vector<Parameter*> out;
-  std::unordered_set<Parameter*> seen;
-  for (const auto& p : params) {
-    if (trainable_only && !p.param->trainable()) continue;
-    if (!seen.insert(p.param).second) continue;
-    require(!on_cpu || p.param->value.device() == Device::kCpu,
-            "data-parallel training runs on the CPU (" + p.name + " is on another device)");
-    out.push_back(p.param);
-  }
+  for (Parameter* p : unique_parameters(params))
+    if (!trainable_only || p->trainable()) out.push_back(p);
   return out;
+}
+
+// Whether the gradients lie one after the other in memory (a ParameterBlock's).
+bool adjacent_grads(const std::vector<Parameter*>& params) {
+  const float* next = nullptr;
+  for (const Parameter* p : params) {
+    if (next && p->grad.data() != next) return false;
+    next = p->grad.data() + p->grad.numel();
+  }
+  return true;
 }
 
 }  // namespace
@@ -35,10 +45,11 @@ ReduceMode reduce_mode(const std::string& name, const std::string& field) {
 }
 
 GradientSync::GradientSync(const ParameterList& params, Communicator& comm, ReduceMode mode)
-    : unique_(unique_parameters(params, true, comm.size() > 1 || mode == ReduceMode::kOrdered)),
+    : unique_(reduced_parameters(params, true, comm.size() > 1 || mode == ReduceMode::kOrdered)),
       comm_(comm),
       mode_(mode) {
   for (const Parameter* p : unique_) elements_ += p->grad.numel();
+  if (!unique_.empty() && adjacent_grads(unique_)) in_place_ = unique_[0]->grad.data();
 }
 
 void GradientSync::gather_grads(bool add) {
@@ -71,7 +82,11 @@ void GradientSync::after_micro() {
 
 void GradientSync::finish_step() {
   if (mode_ == ReduceMode::kSum) {
-    if (comm_.size() == 1) return;  // the gradients are the sum already
+    if (comm_.size() == 1) return;                            // the gradients are the sum already
+    if (in_place_ && unique_[0]->grad.data() == in_place_) {  // one block: no copies
+      comm_.all_reduce_sum(in_place_, elements_);
+      return;
+    }
     gather_grads(false);
     comm_.all_reduce_sum(flat_.data(), elements_);
   } else {
@@ -91,13 +106,13 @@ void GradientSync::sum_over_ranks(double* data, int64_t n) {
 
 void broadcast_parameters(const ParameterList& params, Communicator& comm) {
   if (comm.size() == 1) return;
-  for (Parameter* p : unique_parameters(params, false))
+  for (Parameter* p : reduced_parameters(params, false))
     comm.broadcast(p->value.data(), p->value.numel());
 }
 
 double parameter_checksum(const ParameterList& params) {
   uint64_t h = 1469598103934665603ULL;  // FNV-1a over the float bits
-  for (Parameter* p : unique_parameters(params, false)) {
+  for (Parameter* p : reduced_parameters(params, false)) {
     const float* v = p->value.data();
     for (int64_t i = 0; i < p->value.numel(); ++i) {
       uint32_t bits;

@@ -1,5 +1,6 @@
 // The gradients of one optimizer step summed over the ranks of a data-parallel run, once,
-// in one flat buffer (each parameter once: a tied embedding/head is reduced once).
+// in one flat buffer (each parameter once: a tied embedding/head is reduced once): the
+// gradients' own block when they lie in one (tensor/parameter_block.h), else a copy.
 //   sum mode (the default): each rank adds its micro-batches into the gradients as one
 //     process does, then one MPI all-reduce (chunked) over the flat buffer;
 //   ordered mode: each micro-batch's gradient is computed on zeroed gradients and added
@@ -45,6 +46,7 @@ class GradientSync {
   int64_t elements_ = 0;
   int64_t parts_ = 0;
   std::vector<float> flat_;
+  float* in_place_ = nullptr;  // the first gradient, when all lie in one block (summed there)
 };
 
 // Rank 0's values of every parameter (trainable or frozen, each once) on every rank.

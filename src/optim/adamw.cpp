@@ -5,27 +5,30 @@
 namespace tinylm {
 
 AdamW::AdamW(ParameterList params, const AdamWConfig& config) : config_(config) {
+  int64_t total = 0;
   for (const auto& p : params)
-    if (p.param->trainable()) params_.push_back(p);
+    if (p.param->trainable()) {
+      params_.push_back(p);
+      total += p.param->value.numel();
+      device_ = p.param->value.device();
+    }
+  // The moments: views into one block each; the spans the update walks, made once.
+  const Tensor m = Tensor::zeros({total}, device_), v = Tensor::zeros({total}, device_);
+  int64_t at = 0;
   for (const auto& p : params_) {
-    m_.push_back(Tensor::zeros(p.param->value.shape(), p.param->value.device()));
-    v_.push_back(Tensor::zeros(p.param->value.shape(), p.param->value.device()));
+    Parameter& q = *p.param;
+    m_.push_back(m.view(at, q.value.shape()));
+    v_.push_back(v.view(at, q.value.shape()));
+    spans_.push_back({q.value.data(), q.grad.data(), m_.back().data(), v_.back().data(),
+                      q.value.numel(), q.decay});
+    at += q.value.numel();
   }
 }
 
 void AdamW::step(float lr) {
   ++step_;
-  thread_local std::vector<ops::AdamWSpan> spans;  // kept from call to call (the memory plan)
-  spans.clear();
-  Device device = Device::kCpu;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    Parameter& p = *params_[i].param;
-    spans.push_back(
-        {p.value.data(), p.grad.data(), m_[i].data(), v_[i].data(), p.value.numel(), p.decay});
-    device = p.value.device();
-  }
   const ops::AdamWHyper h{lr, config_.beta1, config_.beta2, config_.eps, config_.weight_decay};
-  backend_for(device).adamw_update_spans(spans, h, step_);
+  backend_for(device_).adamw_update_spans(spans_, h, step_);
 }
 
 double clip_gradients(const ParameterList& params, double max_norm) {

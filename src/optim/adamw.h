@@ -3,7 +3,9 @@
 // Weight decay applies only to parameters whose `decay` flag is set (matrices and
 // embeddings by default; biases and LayerNorm gains never), as PyTorch users configure
 // torch.optim.AdamW with two parameter groups. Frozen parameters (no gradient buffer)
-// are left out: no moments, no update.
+// are left out: no moments, no update. The moments are views into one block each, and the
+// update walks a list of spans made once: the parameters keep their buffers (and decay
+// flags) while the optimizer lives (checkpoints are loaded by copying into them).
 #pragma once
 #include <vector>
 
@@ -37,7 +39,9 @@ class AdamW {
  private:
   ParameterList params_;
   AdamWConfig config_;
+  Device device_ = Device::kCpu;
   std::vector<Tensor> m_, v_;
+  std::vector<ops::AdamWSpan> spans_;  // param, grad, m, v of each trainable parameter
   int64_t step_ = 0;
 };
 

@@ -117,6 +117,20 @@ Tensor Tensor::reshaped(Shape shape) const {
   return t;
 }
 
+Tensor Tensor::view(int64_t offset, const Shape& shape) const {
+  const int64_t n = shape_numel(shape);
+  require(offset >= 0 && n >= 0 && offset + n <= capacity_, [&] {
+    return "view of " + shape_str(shape) + " at " + std::to_string(offset) + " is past the " +
+           std::to_string(capacity_) + " floats of the tensor";
+  });
+  Tensor t;
+  t.shape_ = shape;
+  t.numel_ = t.capacity_ = n;
+  t.device_ = device_;
+  t.storage_ = std::shared_ptr<float[]>(storage_, storage_.get() + offset);  // aliasing
+  return t;
+}
+
 void Tensor::fill(float value) {
   if (device_ == Device::kCpu) {
     std::fill(data(), data() + numel_, value);

@@ -52,6 +52,9 @@ class Tensor {
   Tensor to(Device device) const;
   // A view with a new shape of the same numel; one dimension may be -1 (inferred).
   Tensor reshaped(Shape shape) const;
+  // A view of shape_numel(shape) floats of this tensor's storage from element `offset`
+  // (shared: a write through one is seen through the other). InputError past the end.
+  Tensor view(int64_t offset, const Shape& shape) const;
   void fill(float value);
   void zero() { fill(0.0f); }
   // Gives the tensor this shape on `device` (the one-argument form keeps its device),

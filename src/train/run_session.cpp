@@ -15,6 +15,7 @@ RunSession::RunSession(RunFolderPlan folder, ParameterList params, const AdamWCo
       dropout_rng(seed + 2),
       folder_(std::move(folder)),
       params_(std::move(params)),
+      block_(params_),
       optimizer_(params_, adamw) {
   if (!resumed()) return;
   const CheckpointState s = load_checkpoint(folder_.resume_from, params_, &optimizer_);
@@ -65,8 +66,7 @@ bool RunSession::writes() const {
 }
 
 void RunSession::zero_grad() {
-  for (const auto& p : params_)
-    if (p.param->trainable()) p.param->grad.zero();
+  block_.zero_grads();
 }
 
 }  // namespace tinylm

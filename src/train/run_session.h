@@ -1,8 +1,9 @@
 // One run's folder and state, the same for every task (LM training, classification,
 // instruction tuning):
 //   the folder's lock, config.json (the config snapshot), tokenizer.json, log.jsonl,
-//   the parameters and AdamW, the batch and dropout generators, the step, the best and
-//   last validation losses, and checkpoints with the non-finite guard.
+//   the parameters (views into one block: tensor/parameter_block.h) and AdamW, the batch
+//   and dropout generators, the step, the best and last validation losses, and
+//   checkpoints with the non-finite guard.
 // Nothing is written until begin(): every check on the input comes first.
 #pragma once
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "optim/adamw.h"
 #include "run/run_folder.h"
 #include "tensor/parameter.h"
+#include "tensor/parameter_block.h"
 #include "tokenizer/tokenizer.h"
 #include "train/run_log.h"
 #include "util/rng.h"
@@ -46,7 +48,7 @@ class RunSession {
   const ParameterList& params() const { return params_; }
   AdamW& optimizer() { return optimizer_; }
   RunLog& log() { return *log_; }
-  void zero_grad();     // of the trainable parameters
+  void zero_grad();     // of the trainable parameters: one fill of the block
   bool writes() const;  // rank 0 of a data-parallel run (or the only process)
 
   int64_t step = 0;  // optimizer steps done
@@ -56,6 +58,7 @@ class RunSession {
  private:
   RunFolderPlan folder_;
   ParameterList params_;
+  ParameterBlock block_;  // before optimizer_: its spans point into the block
   AdamW optimizer_;
   nlohmann::json config_, tokenizer_;
   std::optional<RunLog> log_;

@@ -142,4 +142,22 @@ void write_fields(const S& s, const SettingField<S> (&fields)[N], nlohmann::json
     std::visit([&](auto member) { out[f.name] = s.*member; }, f.member);
 }
 
+// A section read whole from one table over `s` (its defaults): unknown keys refused.
+template <class S, size_t N>
+S read_section(const nlohmann::json& j, const std::string& name, S s,
+               const SettingField<S> (&fields)[N]) {
+  SectionReader reader(j, name);
+  read_fields(reader, s, fields);
+  reader.done();
+  return s;
+}
+
+// A section written whole from one table.
+template <class S, size_t N>
+nlohmann::json section_json(const S& s, const SettingField<S> (&fields)[N]) {
+  nlohmann::json j = nlohmann::json::object();
+  write_fields(s, fields, j);
+  return j;
+}
+
 }  // namespace tinylm

@@ -46,22 +46,27 @@ void require_known_sections(const nlohmann::json& j) {
 }
 
 // The "data" section: the corpus or task, and how batches are cut from it.
-DataConfig read_data(const nlohmann::json& section) {
-  DataConfig d;
-  SectionReader(section, "data")
-      .string("path", d.path)
-      .string("tokenizer", d.tokenizer)
-      .number("val_fraction", d.val_fraction)
-      .string("task", d.task)
-      .string("windows", d.windows)
-      .integer("stride", d.stride)
-      .boolean("shuffle", d.shuffle)
-      .boolean("drop_last", d.drop_last)
-      .integer("epochs", d.epochs)
-      .string("loss_on", d.loss_on)
-      .done();
-  return d;
-}
+const SettingField<DataConfig> kDataFields[] = {
+    {"path", &DataConfig::path},
+    {"tokenizer", &DataConfig::tokenizer},
+    {"val_fraction", &DataConfig::val_fraction},
+    {"task", &DataConfig::task},
+    {"windows", &DataConfig::windows},
+    {"stride", &DataConfig::stride},
+    {"shuffle", &DataConfig::shuffle},
+    {"drop_last", &DataConfig::drop_last},
+    {"epochs", &DataConfig::epochs},
+    {"loss_on", &DataConfig::loss_on},
+};
+
+// The "sample" section: what is sampled at each evaluation.
+const SettingField<SampleSettings> kSampleFields[] = {
+    {"prompt", &SampleSettings::prompt},
+    {"max_new_tokens", &SampleSettings::max_new_tokens},
+    {"temperature", &SampleSettings::temperature},
+    {"top_k", &SampleSettings::top_k},
+    {"top_p", &SampleSettings::top_p},
+};
 
 // The fields of the "train" section that are `tinylm train`'s alone.
 const SettingField<TrainSettings> kTrainFields[] = {
@@ -94,19 +99,6 @@ nlohmann::json train_section_json(const TrainSettings& t) {
   return j;
 }
 
-// The "sample" section: what is sampled at each evaluation.
-SampleSettings read_sample(const nlohmann::json& section) {
-  SampleSettings s;
-  SectionReader(section, "sample")
-      .string("prompt", s.prompt)
-      .integer("max_new_tokens", s.max_new_tokens)
-      .number("temperature", s.temperature)
-      .integer("top_k", s.top_k)
-      .number("top_p", s.top_p)
-      .done();
-  return s;
-}
-
 }  // namespace
 
 TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
@@ -114,10 +106,10 @@ TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
   TrainConfig c;
   if (j.contains("model")) c.model = GPTConfig::from_json(j["model"], "model.");
   const nlohmann::json empty = nlohmann::json::object();
-  c.data = read_data(j.value("data", empty));
+  c.data = read_section(j.value("data", empty), "data", DataConfig{}, kDataFields);
   const nlohmann::json train_section = j.value("train", empty);
   c.train = read_train_settings(train_section);
-  c.sample = read_sample(j.value("sample", empty));
+  c.sample = read_section(j.value("sample", empty), "sample", SampleSettings{}, kSampleFields);
   c.lora = read_lora(j.value("lora", empty));
   c.dist = DistSettings::from_json(j.value("dist", empty));
   // A "lora" section without train.trainable asks for LoRA.
@@ -129,24 +121,9 @@ TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
 nlohmann::json TrainConfig::to_json() const {
   return {{"kind", "train"},
           {"model", model.to_json()},
-          {"data",
-           {{"path", data.path},
-            {"tokenizer", data.tokenizer},
-            {"val_fraction", data.val_fraction},
-            {"task", data.task},
-            {"windows", data.windows},
-            {"stride", data.stride},
-            {"shuffle", data.shuffle},
-            {"drop_last", data.drop_last},
-            {"epochs", data.epochs},
-            {"loss_on", data.loss_on}}},
+          {"data", section_json(data, kDataFields)},
           {"train", train_section_json(train)},
-          {"sample",
-           {{"prompt", sample.prompt},
-            {"max_new_tokens", sample.max_new_tokens},
-            {"temperature", sample.temperature},
-            {"top_k", sample.top_k},
-            {"top_p", sample.top_p}}},
+          {"sample", section_json(sample, kSampleFields)},
           {"lora", lora_json(lora)},
           {"dist", dist.to_json()}};
 }

@@ -2,7 +2,6 @@
 #include "open/base_model.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "open/model_source.h"

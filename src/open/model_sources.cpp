@@ -208,18 +208,6 @@ bool always(ModelSourceInfo&) {
   return true;
 }
 
-template <const char* Noun>
-std::string noun(const ModelSourceInfo&) {
-  return Noun;
-}
-
-constexpr char kHfLm[] = "a Hugging Face GPT-2 folder";
-constexpr char kHfClassifier[] = "a Hugging Face GPT-2 classifier folder";
-constexpr char kOpenAi[] = "OpenAI's GPT-2 checkpoint";
-constexpr char kTrainRun[] = "a tinylm train run";
-constexpr char kCheckpoint[] = "a tinylm train checkpoint";
-constexpr char kGguf[] = "a GGUF file";
-
 }  // namespace
 
 const std::vector<ModelSourceRow>& model_source_table() {
@@ -227,25 +215,33 @@ const std::vector<ModelSourceRow>& model_source_table() {
   using F = SourceForm;
   static const std::vector<ModelSourceRow> table = {
       {K::OpenAiCheckpoint, F::kFolder,
-       [](ModelSourceInfo& s) { return is_openai_gpt2_dir(s.path); }, noun<kOpenAi>, openai_shape,
-       open_openai, BaseUse::kModel, "openai"},
+       [](ModelSourceInfo& s) { return is_openai_gpt2_dir(s.path); },
+       [](const ModelSourceInfo&) -> std::string { return "OpenAI's GPT-2 checkpoint"; },
+       openai_shape, open_openai, BaseUse::kModel, "openai"},
       {K::HfClassifier, F::kFolder,
        [](ModelSourceInfo& s) {
          return is_hf_model_dir(s.path) && is_hf_classifier_config(s.path);
        },
-       noun<kHfClassifier>, hf_shape, open_hf_classifier, BaseUse::kBody, "hf"},
+       [](const ModelSourceInfo&) -> std::string {
+         return "a Hugging Face GPT-2 classifier folder";
+       },
+       hf_shape, open_hf_classifier, BaseUse::kBody, "hf"},
       {K::HfLanguageModel, F::kFolder, [](ModelSourceInfo& s) { return is_hf_model_dir(s.path); },
-       noun<kHfLm>, hf_shape, open_hf_lm, BaseUse::kModel, "hf"},
+       [](const ModelSourceInfo&) -> std::string { return "a Hugging Face GPT-2 folder"; },
+       hf_shape, open_hf_lm, BaseUse::kModel, "hf"},
       {K::FinetuneRun, F::kFolder, is_finetune_run,
        [](const ModelSourceInfo& s) { return "a " + s.task + " fine-tuning run"; },
        finetune_run_shape, open_finetune_run, BaseUse::kRefused, "finetune"},
-      {K::TrainRun, F::kFolder, is_train_run, noun<kTrainRun>,
+      {K::TrainRun, F::kFolder, is_train_run,
+       [](const ModelSourceInfo&) -> std::string { return "a tinylm train run"; },
        [](const ModelSourceInfo& s) { return report::load_model_config(s.path + "/config.json"); },
        open_train_run, BaseUse::kModel, "run"},
       {K::GgufFile, F::kFile, [](ModelSourceInfo& s) { return s.path.ends_with(".gguf"); },
-       noun<kGguf>, [](const ModelSourceInfo& s) { return gguf_gpt2_config(load_gguf(s.path)); },
-       open_gguf, BaseUse::kModel, "gguf"},
-      {K::Checkpoint, F::kFile, is_train_checkpoint, noun<kCheckpoint>,
+       [](const ModelSourceInfo&) -> std::string { return "a GGUF file"; },
+       [](const ModelSourceInfo& s) { return gguf_gpt2_config(load_gguf(s.path)); }, open_gguf,
+       BaseUse::kModel, "gguf"},
+      {K::Checkpoint, F::kFile, is_train_checkpoint,
+       [](const ModelSourceInfo&) -> std::string { return "a tinylm train checkpoint"; },
        [](const ModelSourceInfo& s) {
          return report::model_config_from_json(read_checkpoint_state(s.path).config, s.path);
        },

@@ -1,4 +1,4 @@
-// What each kind of decode weights (nn/decode_weights.h) costs in quality, on a trained
+// What each kind of decode weights (decode/decode_weights.h) costs in quality, on a trained
 // model: the loss on a held-out text computed by decode steps (one token at a time with
 // the KV cache, so every product reads the copies), and how many greedy ids agree with
 // float32's from prompts taken out of that text.
@@ -25,15 +25,15 @@ namespace {
 
 // Mean cross-entropy of ids[1..] given what precedes each, fed one id per decode step;
 // a fresh cache every `window` ids (the model's context).
-double decode_loss(GPT& model, const std::vector<int32_t>& ids, int64_t window) {
-  const int64_t V = model.config().vocab_size;
+double decode_loss(DecodeContext& decoder, const std::vector<int32_t>& ids, int64_t window) {
+  const int64_t V = decoder.model().config().vocab_size;
   double total = 0;
   int64_t count = 0;
   for (size_t start = 0; start + 1 < ids.size(); start += window) {
-    KVCache cache(model.config());
+    KVCache cache = decoder.new_cache();
     const size_t end = std::min(ids.size(), start + window);
     for (size_t t = start; t + 1 < end; ++t) {
-      const Tensor logits = model.forward_cached(&ids[t], 1, cache);
+      const Tensor logits = decoder.forward(&ids[t], 1, cache);
       const float* z = logits.data();
       const float top = *std::max_element(z, z + V);
       double sum = 0;
@@ -88,10 +88,11 @@ int main(int argc, char** argv) {
   n_new = std::min(n_new, window - prompt_len);
 
   std::vector<std::vector<int32_t>> f32_ids;
-  for (const nn::DecodeWeights type : {nn::DecodeWeights::kF32, nn::DecodeWeights::kF16,
-                                       nn::DecodeWeights::kBf16, nn::DecodeWeights::kQ8_0}) {
-    model.set_decode_weights(type);
-    const double loss = decode_loss(model, ids, window);
+  for (const decode::DecodeWeights type :
+       {decode::DecodeWeights::kF32, decode::DecodeWeights::kF16, decode::DecodeWeights::kBf16,
+        decode::DecodeWeights::kQ8_0}) {
+    DecodeContext decoder(model, type);
+    const double loss = decode_loss(decoder, ids, window);
     int64_t equal = 0, total = 0;
     for (int64_t p = 0; p < n_prompts; ++p) {
       const size_t at = static_cast<size_t>(p) * (ids.size() - prompt_len) / n_prompts;
@@ -100,8 +101,8 @@ int main(int argc, char** argv) {
       opt.max_new_tokens = n_new;
       opt.sampling.greedy = true;
       Rng rng(1);
-      const std::vector<int32_t> out = generate(model, prompt, opt, rng);
-      if (type == nn::DecodeWeights::kF32) f32_ids.push_back(out);
+      const std::vector<int32_t> out = generate(decoder, prompt, opt, rng);
+      if (type == decode::DecodeWeights::kF32) f32_ids.push_back(out);
       const std::vector<int32_t>& want = f32_ids[p];
       int64_t agree = 0;
       while (agree < static_cast<int64_t>(out.size()) && out[agree] == want[agree]) ++agree;
@@ -111,7 +112,7 @@ int main(int argc, char** argv) {
     std::printf(
         "decode %-4s  held-out loss %.4f over %zu tokens; greedy ids equal to f32's before the "
         "first difference: %lld of %lld (%lld prompts of %lld tokens)\n",
-        nn::decode_weights_name(type), loss, ids.size() - 1, static_cast<long long>(equal),
+        decode::decode_weights_name(type), loss, ids.size() - 1, static_cast<long long>(equal),
         static_cast<long long>(total), static_cast<long long>(n_prompts),
         static_cast<long long>(prompt_len));
   }

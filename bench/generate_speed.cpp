@@ -1,11 +1,11 @@
 // Generation speed, batch 1: the prompt's prefill, then greedy decoding with the KV cache
-// (one position per token), for each kind of decode weights (nn/decode_weights.h): f32,
+// (one position per token), for each kind of decode weights (decode/decode_weights.h): f32,
 // f16 and bf16 copies, Q8_0 copies. bench/generate_speed_torch.py does the f32 part in PyTorch
 // and bench/gguf.sh runs the same files in llama.cpp; bench/run.sh puts them side by side.
 // Each kind is timed warm: one round first, not counted, then the median of --rounds.
 // Decoding reads every weight once per token, so it is bound by memory bandwidth: the
 // triad bandwidth measured here (bench/ceilings.h) divided by the bytes of weights a step
-// reads (GPT::decode_weight_bytes) is printed as the bound. Also the same tokens without
+// reads (DecodeContext::step_weight_bytes) is printed as the bound. Also the same tokens without
 // the cache (the whole window recomputed each step), and how many greedy ids of each kind
 // agree with f32's.
 //   generate_speed [--preset gpt2-124m | --model SRC] [--decode f32,f16,bf16,q8_0]
@@ -45,19 +45,19 @@ struct Round {
 };
 
 // The prompt in one cached forward pass, then n_new greedy tokens one at a time.
-Round time_round(GPT& model, const std::vector<int32_t>& prompt, int64_t n_new) {
+Round time_round(DecodeContext& decoder, const std::vector<int32_t>& prompt, int64_t n_new) {
   Round r;
-  KVCache cache(model.config());
-  const int64_t V = model.config().vocab_size;
+  KVCache cache = decoder.new_cache();
+  const int64_t V = decoder.model().config().vocab_size;
   auto t0 = std::chrono::steady_clock::now();
-  Tensor logits = model.forward_cached(prompt.data(), static_cast<int64_t>(prompt.size()), cache);
+  Tensor logits = decoder.forward(prompt.data(), static_cast<int64_t>(prompt.size()), cache);
   r.prefill_s = seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
   for (int64_t i = 0; i < n_new; ++i) {
     const int32_t id =
         static_cast<int32_t>(std::max_element(logits.data(), logits.data() + V) - logits.data());
     r.ids.push_back(id);
-    if (i + 1 < n_new) logits = model.forward_cached(&id, 1, cache);
+    if (i + 1 < n_new) logits = decoder.forward(&id, 1, cache);
   }
   r.decode_s = seconds_since(t0);
   return r;
@@ -113,19 +113,19 @@ int main(int argc, char** argv) {
 
   std::vector<int32_t> f32_ids;
   for (const std::string& kind : split(decode)) {
-    const nn::DecodeWeights type = nn::parse_decode_weights(kind);
-    model.set_decode_weights(type);
-    time_round(model, prompt, n_new);  // warm-up
+    const decode::DecodeWeights type = decode::parse_decode_weights(kind);
+    DecodeContext decoder(model, type);
+    time_round(decoder, prompt, n_new);  // warm-up
     std::vector<double> prefill, step;
     std::vector<int32_t> ids;
     for (int64_t r = 0; r < rounds; ++r) {
-      Round round = time_round(model, prompt, n_new);
+      Round round = time_round(decoder, prompt, n_new);
       prefill.push_back(round.prefill_s);
       step.push_back(round.decode_s / static_cast<double>(n_new));
       ids = std::move(round.ids);
     }
-    if (type == nn::DecodeWeights::kF32) f32_ids = ids;
-    const double bytes = static_cast<double>(model.decode_weight_bytes());
+    if (type == decode::DecodeWeights::kF32) f32_ids = ids;
+    const double bytes = static_cast<double>(decoder.step_weight_bytes());
     const double tokens_s = 1.0 / median(step), bound = triad * 1e9 / bytes;
     std::printf(
         "tinylm   %s decode %s: prefill %lld tokens %.1f tokens/s; decode %.1f tokens/s (%.2f "
@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
         prompt_len / median(prefill), tokens_s, median(step) * 1000, bytes / 1e6, triad);
     std::printf("         %.0f%% of the bandwidth bound %.1f tokens/s", 100.0 * tokens_s / bound,
                 bound);
-    if (!f32_ids.empty() && type != nn::DecodeWeights::kF32) {
+    if (!f32_ids.empty() && type != decode::DecodeWeights::kF32) {
       size_t agree = 0;
       while (agree < ids.size() && ids[agree] == f32_ids[agree]) ++agree;
       std::printf("; greedy ids equal to f32's for the first %zu of %zu", agree, ids.size());
@@ -143,7 +143,6 @@ int main(int argc, char** argv) {
   }
 
   if (uncached_new <= 0 || f32_ids.empty()) return 0;
-  model.set_decode_weights(nn::DecodeWeights::kF32);
   GenerateOptions opt;
   opt.max_new_tokens = uncached_new;
   opt.sampling.greedy = true;

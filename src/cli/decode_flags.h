@@ -1,4 +1,4 @@
-// --f16, --bf16 and --q8: the weights decode steps read (nn/decode_weights.h), for the
+// --f16, --bf16 and --q8: the weights decode steps read (decode/decode_weights.h), for the
 // verbs that generate (generate, sample, respond, serve). With none, a GGUF file decodes at its
 // own precision (Q8_0, F16 or BF16 copies of its weights) and every other model with its
 // float32 weights.
@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 
-#include "nn/decode_weights.h"
+#include "decode/decode_weights.h"
 #include "open/open_model.h"
 
 namespace tinylm::cli {
@@ -31,15 +31,16 @@ inline void add_decode_flags(CLI::App& app, DecodeFlags& flags) {
 }
 
 // What the flags ask for (nullopt: neither given).
-inline std::optional<nn::DecodeWeights> asked_decode_weights(const DecodeFlags& flags) {
-  if (flags.f16) return nn::DecodeWeights::kF16;
-  if (flags.bf16) return nn::DecodeWeights::kBf16;
-  if (flags.q8) return nn::DecodeWeights::kQ8_0;
+inline std::optional<decode::DecodeWeights> asked_decode_weights(const DecodeFlags& flags) {
+  if (flags.f16) return decode::DecodeWeights::kF16;
+  if (flags.bf16) return decode::DecodeWeights::kBf16;
+  if (flags.q8) return decode::DecodeWeights::kQ8_0;
   return std::nullopt;
 }
 
 // What `model` decodes with: the flags' choice, else the model file's own precision.
-inline nn::DecodeWeights chosen_decode_weights(const DecodeFlags& flags, const OpenedModel& model) {
+inline decode::DecodeWeights chosen_decode_weights(const DecodeFlags& flags,
+                                                   const OpenedModel& model) {
   return asked_decode_weights(flags).value_or(model.stored_decode_weights);
 }
 

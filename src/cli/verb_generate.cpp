@@ -136,8 +136,7 @@ void print_generated(const GenerateArgs& a, const Tokenizer* tok, const GPT& mod
 }
 
 // One line per generated token: "logprobs: ID LOGPROB; top ID LOGPROB, ID LOGPROB, ...".
-void print_logprobs(const std::vector<serve::ScoredToken>& steps,
-                    const std::vector<int32_t>& out) {
+void print_logprobs(const std::vector<serve::ScoredToken>& steps, const std::vector<int32_t>& out) {
   for (size_t i = 0; i < steps.size(); ++i) {
     std::printf("logprobs: %d %.6f; top", out[i], steps[i].logprob);
     for (size_t k = 0; k < steps[i].top.size(); ++k)
@@ -170,13 +169,13 @@ int run_generate(int argc, char** argv) {
   const Tokenizer* tok = opened.tokenizer.get();
   const std::vector<int32_t> prompt = prompt_of(a, tok, model);
   a.opts.stop_id = -1;  // generation goes on past <|endoftext|>
-  model.set_decode_weights(chosen_decode_weights(a.decode, opened));
+  DecodeContext decoder(model, chosen_decode_weights(a.decode, opened));
   Rng rng(a.seed);
   GenerationClock clock;
   std::vector<serve::ScoredToken> steps;  // with --logprobs, one per generated token
   const int64_t V = model.config().vocab_size;
   const std::vector<int32_t> out =
-      generate_steps(model, prompt, a.opts, rng, [&](int32_t id, const float* logits) {
+      generate_steps(decoder, prompt, a.opts, rng, [&](int32_t id, const float* logits) {
         if (a.logprobs > 0) steps.push_back(serve::score_token(logits, V, id, a.logprobs));
         return clock.tick();
       });

@@ -41,11 +41,12 @@ int run_respond(int argc, char** argv) {
   require(has_model(source), "pass --run RUN (an instruct run) or --model SRC");
   OpenedModel loaded = open_model(source);
   GPT& model = loaded.language_model("tinylm respond");
-  model.set_decode_weights(chosen_decode_weights(decode, loaded));  // a GGUF file's own too
   const int64_t n = max_new_tokens           ? *max_new_tokens
                     : loaded.finetune_config ? loaded.finetune_config->finetune.max_new_tokens
                                              : kDefaultResponseTokens;
-  const std::string response = finetune::respond(model, *loaded.tokenizer, entry, n);
+  const std::string response =
+      finetune::respond(model, *loaded.tokenizer, entry, n,
+                        chosen_decode_weights(decode, loaded));  // a GGUF file's own too
   std::printf("%s\n", response.c_str());
   return 0;
 }

@@ -113,7 +113,7 @@ int run_sample(int argc, char** argv) {
   GPT& model = opened.language_model("tinylm sample");
   opened.to(parse_device(a.device));
   const Tokenizer& tokenizer = *opened.tokenizer;
-  model.set_decode_weights(chosen_decode_weights(a.decode, opened));
+  DecodeContext decoder(model, chosen_decode_weights(a.decode, opened));
   std::vector<int32_t> ids = prompt_ids(tokenizer, a);
   check_prompt(model, ids);  // before the prompt is shown
   GenerateOptions opts = a.opts;
@@ -121,7 +121,7 @@ int run_sample(int argc, char** argv) {
   std::fwrite(a.prompt.data(), 1, a.prompt.size(), stdout);
   StopTextStream stream(tokenizer, a.stop, /*after_text=*/true);
   Rng rng(a.seed);
-  generate(model, ids, opts, rng, [&](int32_t id) {
+  generate(decoder, ids, opts, rng, [&](int32_t id) {
     if (id == opts.stop_id) return true;  // end of text: not printed
     show(stream.add(id));
     return !stream.stopped();

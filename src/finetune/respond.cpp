@@ -18,7 +18,7 @@ std::string trimmed(const std::string& s) {
 }  // namespace
 
 std::string respond(GPT& model, const Tokenizer& tokenizer, const InstructionEntry& entry,
-                    int64_t max_new_tokens) {
+                    int64_t max_new_tokens, decode::DecodeWeights weights) {
   const int32_t eot = tokenizer.eot_id();
   require(eot >= 0, "the tokenizer has no <|endoftext|> to stop at");
   const std::vector<int32_t> prompt =
@@ -28,7 +28,8 @@ std::string respond(GPT& model, const Tokenizer& tokenizer, const InstructionEnt
   options.sampling.greedy = true;
   options.stop_id = eot;
   Rng rng(0);  // greedy: never drawn from
-  std::vector<int32_t> ids = generate(model, prompt, options, rng);
+  DecodeContext decoder(model, weights);
+  std::vector<int32_t> ids = generate(decoder, prompt, options, rng);
   if (!ids.empty() && ids.back() == eot) ids.pop_back();
   return trimmed(tokenizer.decode(ids));
 }

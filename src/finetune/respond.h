@@ -3,18 +3,21 @@
 // <|endoftext|> (not included), decoded and trimmed of surrounding whitespace.
 // Feeding the response header (rather than letting the model write it, as the course's
 // generate-then-strip does) keeps a weak model's answer from depending on whether it
-// reproduces the header.
+// reproduces the header. The steps read `weights` (decode/decode_weights.h; float32 by
+// default).
 #pragma once
 #include <cstdint>
 #include <string>
 
 #include "data/instruction_data.h"
+#include "decode/decode_weights.h"
 #include "model/gpt.h"
 #include "tokenizer/tokenizer.h"
 
 namespace tinylm::finetune {
 
 std::string respond(GPT& model, const Tokenizer& tokenizer, const InstructionEntry& entry,
-                    int64_t max_new_tokens);
+                    int64_t max_new_tokens,
+                    decode::DecodeWeights weights = decode::DecodeWeights::kF32);
 
 }  // namespace tinylm::finetune

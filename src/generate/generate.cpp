@@ -15,14 +15,15 @@ void check_prompt(const GPT& model, const std::vector<int32_t>& prompt) {
                                    " tokens)");
 }
 
-std::vector<int32_t> generate_steps(GPT& model, const std::vector<int32_t>& prompt,
+std::vector<int32_t> generate_steps(DecodeContext& decoder, const std::vector<int32_t>& prompt,
                                     const GenerateOptions& options, Rng& rng,
                                     const std::function<bool(int32_t, const float*)>& on_step) {
+  GPT& model = decoder.model();
   check_prompt(model, prompt);
   validate(options.sampling);
   const int64_t block = model.config().block_size, V = model.config().vocab_size;
   std::vector<int32_t> ids = prompt, out;
-  KVCache cache(model.config(), model.device());
+  KVCache cache = decoder.new_cache();
   for (int64_t i = 0; i < options.max_new_tokens; ++i) {
     const int64_t T = std::min<int64_t>(static_cast<int64_t>(ids.size()), block);
     const float* last_logits;
@@ -32,8 +33,8 @@ std::vector<int32_t> generate_steps(GPT& model, const std::vector<int32_t>& prom
       last_logits = logits.data() + (T - 1) * V;
     } else {
       if (cache.pos == block) cache.clear();  // full: rebuild from the last block tokens
-      logits = cache.pos == 0 ? model.forward_cached(ids.data() + ids.size() - T, T, cache)
-                              : model.forward_cached(&ids.back(), 1, cache);
+      logits = cache.pos == 0 ? decoder.forward(ids.data() + ids.size() - T, T, cache)
+                              : decoder.forward(&ids.back(), 1, cache);
       last_logits = logits.data();
     }
     const int32_t next = sample_next(last_logits, V, options.sampling, rng);
@@ -45,12 +46,19 @@ std::vector<int32_t> generate_steps(GPT& model, const std::vector<int32_t>& prom
   return out;
 }
 
+std::vector<int32_t> generate(DecodeContext& decoder, const std::vector<int32_t>& prompt,
+                              const GenerateOptions& options, Rng& rng,
+                              const std::function<bool(int32_t)>& on_token) {
+  if (!on_token) return generate_steps(decoder, prompt, options, rng, nullptr);
+  return generate_steps(decoder, prompt, options, rng,
+                        [&](int32_t id, const float*) { return on_token(id); });
+}
+
 std::vector<int32_t> generate(GPT& model, const std::vector<int32_t>& prompt,
                               const GenerateOptions& options, Rng& rng,
                               const std::function<bool(int32_t)>& on_token) {
-  if (!on_token) return generate_steps(model, prompt, options, rng, nullptr);
-  return generate_steps(model, prompt, options, rng,
-                        [&](int32_t id, const float*) { return on_token(id); });
+  DecodeContext decoder(model);
+  return generate(decoder, prompt, options, rng, on_token);
 }
 
 }  // namespace tinylm

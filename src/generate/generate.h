@@ -8,8 +8,8 @@
 #include <functional>
 #include <vector>
 
+#include "decode/decode_context.h"
 #include "generate/sampling.h"
-#include "model/gpt.h"
 
 namespace tinylm {
 
@@ -28,13 +28,19 @@ struct GenerateOptions {
 void check_prompt(const GPT& model, const std::vector<int32_t>& prompt);
 
 // Returns the new ids (not the prompt). on_token(id) is called as each id is chosen
-// (for streaming) and may return false to stop early.
+// (for streaming) and may return false to stop early. The KV cache path runs in `decoder`
+// (its weights: decode/decode_weights.h); use_cache = false runs the model's own forward
+// (float32 weights).
+std::vector<int32_t> generate(DecodeContext& decoder, const std::vector<int32_t>& prompt,
+                              const GenerateOptions& options, Rng& rng,
+                              const std::function<bool(int32_t)>& on_token = nullptr);
+// The same in a float32 decoding context made for this one generation.
 std::vector<int32_t> generate(GPT& model, const std::vector<int32_t>& prompt,
                               const GenerateOptions& options, Rng& rng,
                               const std::function<bool(int32_t)>& on_token = nullptr);
 // The same, with the logits each id was chosen from: on_step(id, logits [vocab_size])
 // (before temperature, top-k and top-p), for the log-probabilities of each step.
-std::vector<int32_t> generate_steps(GPT& model, const std::vector<int32_t>& prompt,
+std::vector<int32_t> generate_steps(DecodeContext& decoder, const std::vector<int32_t>& prompt,
                                     const GenerateOptions& options, Rng& rng,
                                     const std::function<bool(int32_t, const float*)>& on_step);
 

@@ -46,7 +46,6 @@ void GPT::to(Device device) {
   move_parameters(parameters(), device);
   if (!wpe.learned()) wpe.weight.to(device);  // the sinusoidal table, not a parameter
   device_ = device;
-  if (device != Device::kCpu) set_decode_weights(nn::DecodeWeights::kF32);
 }
 
 Tensor GPT::forward_hidden(const int32_t* ids, int64_t B, int64_t T, const nn::Context& ctx,
@@ -84,88 +83,6 @@ Tensor GPT::forward(const int32_t* ids, int64_t B, int64_t T, const nn::Context&
                          config_.head_bias ? lm_head_bias.value.data() : nullptr, logits_.data(),
                          B * T, C, V);
   return logits_;
-}
-
-Tensor GPT::forward_cached(const int32_t* ids, int64_t Tn, KVCache& cache) {
-  KVCache* const one = &cache;
-  return forward_cached(ids, std::span<const int64_t>(&Tn, 1), std::span<KVCache* const>(&one, 1));
-}
-
-Tensor GPT::forward_cached(const int32_t* ids, std::span<const int64_t> counts,
-                           std::span<KVCache* const> caches) {
-  const int64_t C = config_.d_model, V = config_.vocab_size;
-  const int64_t S = static_cast<int64_t>(counts.size());
-  require(S > 0 && caches.size() == counts.size(), "GPT::forward_cached: one count per cache");
-  int64_t R = 0;  // rows: every sequence's new positions, one sequence after another
-  for (int64_t s = 0; s < S; ++s) {
-    const int64_t pos = caches[s]->pos, n = counts[s];
-    require(n > 0 && pos + n <= config_.block_size, [&] {
-      return "positions " + std::to_string(pos) + ".." + std::to_string(pos + n - 1) +
-             " exceed the model's context (block_size " + std::to_string(config_.block_size) + ")";
-    });
-    R += n;
-  }
-  const Tensor tok = wte.forward(ids, R);  // [R, C]
-  const Backend& kernels = on(tok);
-  cached_x_.ensure_shape({1, R, C}, device_);
-  for (int64_t s = 0, r = 0; s < S; r += counts[s], ++s) {
-    const Tensor pos = wpe.forward(caches[s]->pos, counts[s]);
-    kernels.add(tok.data() + r * C, pos.data(), cached_x_.data() + r * C, counts[s] * C);
-  }
-  Tensor x = cached_x_;
-  cached_spans_.resize(static_cast<size_t>(S));
-  for (size_t l = 0; l < h.size(); ++l) {
-    for (int64_t s = 0; s < S; ++s)
-      cached_spans_[s] = {&caches[s]->k[l], &caches[s]->v[l], caches[s]->pos, counts[s]};
-    x = h[l].forward_cached(x, cached_spans_);
-  }
-  for (int64_t s = 0; s < S; ++s) caches[s]->pos += counts[s];
-  // Only each sequence's last position needs logits (to choose its next token).
-  cached_last_.ensure_shape({S, C}, device_);
-  for (int64_t s = 0, r = 0; s < S; ++s) {
-    r += counts[s];
-    kernels.copy(x.data() + (r - 1) * C, cached_last_.data() + s * C, C);
-  }
-  const Tensor normed = ln_f.forward(cached_last_);
-  cached_logits_.ensure_shape({S, V}, device_);
-  const float* bias = config_.head_bias ? lm_head_bias.value.data() : nullptr;
-  // The head reads S rows (one per sequence) after a prompt as after a decode step, so
-  // both choose their next token from the same copy of the head.
-  if (device_ == Device::kCpu && head_copy_.serves(S))
-    head_copy_.forward(normed.data(), bias, cached_logits_.data(), S);
-  else
-    on(normed).linear_forward(normed.data(), head_weight().value.data(), bias,
-                              cached_logits_.data(), S, C, V);
-  if (device_ == Device::kCpu) return cached_logits_;
-  cached_logits_host_.ensure_shape({S, V}, Device::kCpu);
-  cached_logits_host_.copy_from(cached_logits_);
-  return cached_logits_host_;
-}
-
-void GPT::set_decode_weights(nn::DecodeWeights type) {
-  if (device_ != Device::kCpu) type = nn::DecodeWeights::kF32;
-  for (auto& block : h)
-    for (nn::Linear* l :
-         {&block.attn.c_attn, &block.attn.c_proj, &block.mlp.c_fc, &block.mlp.c_proj})
-      l->set_decode_weights(type);
-  head_copy_.make(head_weight().value, type);
-  decode_weights_ = type;
-}
-
-int64_t GPT::decode_weight_bytes() {
-  const auto matrix_bytes = [](const nn::DecodeCopy& copy, const Tensor& w) {
-    return copy.empty() ? 4 * w.numel() : copy.bytes();
-  };
-  int64_t bytes = 4 * 2 * config_.d_model;  // a row of the token and position tables
-  for (auto& block : h)
-    for (nn::Linear* l :
-         {&block.attn.c_attn, &block.attn.c_proj, &block.mlp.c_fc, &block.mlp.c_proj})
-      bytes += matrix_bytes(l->decode_copy(), l->weight.value) + 4 * l->bias.value.numel();
-  bytes += matrix_bytes(head_copy_, head_weight().value);
-  for (const auto& [name, p] : parameters())  // norms and the head's bias
-    if (name.find("ln_") != std::string::npos || name == "lm_head.bias")
-      bytes += 4 * p->value.numel();
-  return bytes;
 }
 
 double GPT::forward_loss(const int32_t* ids, const int32_t* targets, int64_t B, int64_t T,

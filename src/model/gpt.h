@@ -8,12 +8,12 @@
 // when untied), but stored in PyTorch Linear layout [out, in].
 // Frozen parameters (Parameter::set_trainable(false), for fine-tuning) get no gradient
 // work, and backward stops at the lowest block that has something to train.
+// Inference with KV caches runs in a decoding context beside the model
+// (decode/decode_context.h), which keeps the weight copies and buffers decoding needs.
 #pragma once
-#include <span>
 #include <vector>
 
 #include "model/config.h"
-#include "model/kv_cache.h"
 #include "nn/embedding.h"
 #include "nn/positional_encoding.h"
 #include "nn/transformer_block.h"
@@ -33,8 +33,7 @@ class GPT {
 
   // Moves every weight (and gradient) to `device`; from then on the model computes there
   // (backend/: the kernels of that device). Ids and targets stay host arrays (copied
-  // over per call); forward() and forward_hidden() return tensors on the device,
-  // forward_cached() the logits on the host (what sampling reads). Checkpoints are
+  // over per call); forward() and forward_hidden() return tensors on the device. Checkpoints are
   // written from host copies (run/checkpoint.h), so one file serves every device.
   void to(Device device);
   Device device() const { return device_; }
@@ -57,32 +56,6 @@ class GPT {
 
   // Does backpropagation need to reach the body (below the head) at all?
   bool body_trains() const;
-
-  // Inference with a KV cache (batch 1): ids [Tn] are positions cache.pos .. +Tn-1.
-  // Returns the logits of the last of them [1, V] on the host (the model's own buffer:
-  // valid until the next call) and advances cache.pos by Tn. The cache must be on the
-  // model's device (KVCache(config, model.device())).
-  Tensor forward_cached(const int32_t* ids, int64_t Tn, KVCache& cache);
-  // Several sequences at once, each with its own cache (batched decoding): sequence s
-  // feeds counts[s] ids at caches[s]->pos (ids holds them one sequence after another).
-  // Returns each sequence's last logits [S, V] on the host and advances each cache. The
-  // weights are read once for all sequences. With one id per sequence and up to
-  // ops::kRowInvariantMaxRows sequences, each row is bit for bit what that sequence gets
-  // alone (so a server's batching does not change any request's tokens).
-  Tensor forward_cached(const int32_t* ids, std::span<const int64_t> counts,
-                        std::span<KVCache* const> caches);
-  // Decode steps read copies of the linear layers' and the head's weights in `type`
-  // (nn/decode_weights.h: f16, bf16 or Q8_0, fewer bytes for a bandwidth-bound step;
-  // kF32: none), and products of more rows (a prompt) read packed float32 copies of the
-  // blocks' linear layers (nn/prompt_weights.h), for every type. The head reads the copy
-  // after a prompt too: it multiplies only each sequence's last row. For inference: call it
-  // after the weights are final (the copies are not updated). A CPU path: on another
-  // device the float32 weights stay in use.
-  void set_decode_weights(nn::DecodeWeights type);
-  nn::DecodeWeights decode_weights() const { return decode_weights_; }
-  // Bytes of weights one decode step reads (batch 1): the linear layers and the head as
-  // their copies (or float32), norms and biases, one row of each embedding table.
-  int64_t decode_weight_bytes();
 
   // forward, then the mean cross-entropy against targets [B, T] (ops::kIgnoreIndex
   // entries are skipped). Keeps d(loss)/d(logits) for backward().
@@ -119,13 +92,9 @@ class GPT {
   DeviceIds targets_;  // the last forward_loss's targets on the device
   nn::Dropout embd_drop_;
   int64_t B_ = 0, T_ = 0;
-  nn::DecodeWeights decode_weights_ = nn::DecodeWeights::kF32;
-  nn::DecodeCopy head_copy_;  // [V, C] in decode_weights_ (empty for kF32)
-  // Every buffer a step writes, kept from step to step (the memory plan): training's and
-  // decoding's (cached_*).
+  // Every buffer a step writes, kept from step to step (the memory plan). Decoding's are
+  // its context's (decode/decode_context.h).
   Tensor x0_, xf_, logits_, dlogits_, dxf_, dtok_, dpos_;
-  Tensor cached_x_, cached_last_, cached_logits_, cached_logits_host_;
-  std::vector<nn::CachedSpan> cached_spans_;
 };
 
 }  // namespace tinylm

@@ -19,6 +19,7 @@ class FeedForward {
   Tensor backward(const Tensor& dy);
   void init(Rng& rng, float std, float proj_std);
   void parameters(ParameterList& list, const std::string& prefix);
+  ops::Activation activation() const { return act_; }
 
   Linear c_fc, c_proj;
 

@@ -18,6 +18,10 @@ class LayerNorm {
   Tensor backward(const Tensor& dy);
   void init();
   void parameters(ParameterList& list, const std::string& prefix);
+  int64_t dim() const { return dim_; }
+  float eps() const { return eps_; }
+  // The bias, or null when the norm has none.
+  const float* bias_or_null() const { return has_bias_ ? bias.value.data() : nullptr; }
 
   Parameter weight;
   Parameter bias;

@@ -30,19 +30,9 @@ Tensor Linear::forward(const Tensor& x, const Context& ctx) {
   const int64_t n = x.numel() / in_;
   y_.ensure_shape(with_last_dim(x.shape(), out_), x.device());
   const float* b = has_bias_ ? bias.value.data() : nullptr;
-  if (x.device() == Device::kCpu && decode_copy_.serves(n))
-    decode_copy_.forward(x.data(), b, y_.data(), n);
-  else if (x.device() == Device::kCpu && prompt_copy_.serves(n))
-    prompt_copy_.forward(x.data(), b, y_.data(), n);
-  else
-    on(x).linear_forward(x.data(), weight.value.data(), b, y_.data(), n, in_, out_);
+  on(x).linear_forward(x.data(), weight.value.data(), b, y_.data(), n, in_, out_);
   if (adapter) adapter->forward_add(x.data(), y_.data(), n, ctx);
   return y_;
-}
-
-void Linear::set_decode_weights(DecodeWeights type) {
-  decode_copy_.make(weight.value, type);
-  prompt_copy_.make(weight.value);
 }
 
 Tensor Linear::backward(const Tensor& dy) {

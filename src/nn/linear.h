@@ -10,9 +10,7 @@
 #include <vector>
 
 #include "nn/context.h"
-#include "nn/decode_weights.h"
 #include "nn/linear_adapter.h"
-#include "nn/prompt_weights.h"
 #include "tensor/parameter.h"
 
 namespace tinylm::nn {
@@ -24,13 +22,6 @@ class Linear {
 
   // ctx reaches an attached adapter (its dropout); the linear map itself has none.
   Tensor forward(const Tensor& x, const Context& ctx = {});
-  // Keeps the copies of the weight that forward then reads on the CPU: one in `type`
-  // (nn/decode_weights.h; none for kF32) for decode steps (a few input rows,
-  // bandwidth-bound), and packed panels (nn/prompt_weights.h) for prompts (more rows).
-  // For inference only: the copies are not updated when the weight changes.
-  void set_decode_weights(DecodeWeights type);
-  const DecodeCopy& decode_copy() const { return decode_copy_; }
-  const PromptCopy& prompt_copy() const { return prompt_copy_; }
   Tensor backward(const Tensor& dy);
   void init(Rng& rng, float std);
   void parameters(ParameterList& list, const std::string& prefix);
@@ -38,6 +29,8 @@ class Linear {
   int64_t in_features() const { return in_; }
   int64_t out_features() const { return out_; }
   bool has_bias() const { return has_bias_; }
+  // The bias, or null when the layer has none.
+  const float* bias_or_null() const { return has_bias_ ? bias.value.data() : nullptr; }
 
   Parameter weight;                        // [out, in]
   Parameter bias;                          // [out] (empty when has_bias is false)
@@ -46,10 +39,8 @@ class Linear {
  private:
   int64_t in_ = 0, out_ = 0;
   bool has_bias_ = false;
-  DecodeCopy decode_copy_;  // empty unless set_decode_weights chose a copy
-  PromptCopy prompt_copy_;  // empty unless set_decode_weights was called
-  Tensor x_;                // saved input
-  Tensor y_, dx_;           // reused output buffers
+  Tensor x_;       // saved input
+  Tensor y_, dx_;  // reused output buffers
 };
 
 // The output shape of a linear map applied to the last dimension of `shape`.

@@ -48,22 +48,6 @@ Tensor TransformerBlock::forward(const Tensor& x, const Context& ctx,
   return ln_2.forward(sum2_);
 }
 
-Tensor TransformerBlock::forward_cached(const Tensor& x, std::span<const CachedSpan> spans) {
-  Tensor& h = cached_h_;
-  Tensor& y = cached_y_;
-  if (pre_ln_) {
-    add_residual(x, attn.forward_cached(ln_1.forward(x), spans), h);
-    add_residual(h, mlp.forward(ln_2.forward(h)), y);
-    return y;
-  }
-  add_residual(x, attn.forward_cached(x, spans), y);
-  const Tensor normed = ln_1.forward(y);
-  h.ensure_shape(normed.shape(), normed.device());
-  on(normed).copy(normed.data(), h.data(), normed.numel());
-  add_residual(h, mlp.forward(h), y);
-  return ln_2.forward(y);
-}
-
 Tensor TransformerBlock::backward(const Tensor& dy) {
   if (pre_ln_) {
     // y = h + mlp(ln_2(h)): dh = dy + ln_2'(mlp'(dy))

@@ -21,11 +21,11 @@ class TransformerBlock {
 
   Tensor forward(const Tensor& x, const Context& ctx, const ops::AttentionMask& mask);
   Tensor backward(const Tensor& dy);
-  // Inference with KV caches (see MultiHeadAttention::forward_cached): x [1, R, C], the
-  // spans' rows one after another.
-  Tensor forward_cached(const Tensor& x, std::span<const CachedSpan> spans);
   void init(Rng& rng, float std, float proj_std);
   void parameters(ParameterList& list, const std::string& prefix);
+  bool pre_ln() const { return pre_ln_; }
+  // out = a + b, or out = b when the residual connection is switched off.
+  void add_residual(const Tensor& a, const Tensor& b, Tensor& out) const;
 
   LayerNorm ln_1;
   MultiHeadAttention attn;
@@ -35,13 +35,10 @@ class TransformerBlock {
  private:
   bool pre_ln_ = true;
   bool residual_ = true;  // false: the skip connections are cut (out = f(x))
-  // out = a + b, or out = b when the residual connection is switched off.
-  void add_residual(const Tensor& a, const Tensor& b, Tensor& out) const;
   Dropout attn_drop_, mlp_drop_;
-  // Every buffer a step writes, kept from step to step (the memory plan): training's
-  // (sum1_, sum2_ only post-LN) and decoding's (cached_*).
+  // Every buffer a step writes, kept from step to step (the memory plan); sum1_, sum2_
+  // only post-LN. (Decoding's are decode/block_decoder.h's.)
   Tensor h_, y_, dh_, dx_, sum1_, sum2_;
-  Tensor cached_h_, cached_y_;
 };
 
 // a + b, element-wise, into out (resized to a's shape).

@@ -175,9 +175,9 @@ void open_gguf(OpenedModel& m, const OpenOptions&) {
   m.lm = std::move(gguf.model);
   m.tokenizer = std::move(gguf.tokenizer);
   m.checkpoint = m.source.path;
-  if (gguf.matrix_type == GgmlType::kQ8_0) m.stored_decode_weights = nn::DecodeWeights::kQ8_0;
-  if (gguf.matrix_type == GgmlType::kBF16) m.stored_decode_weights = nn::DecodeWeights::kBf16;
-  if (gguf.matrix_type == GgmlType::kF16) m.stored_decode_weights = nn::DecodeWeights::kF16;
+  if (gguf.matrix_type == GgmlType::kQ8_0) m.stored_decode_weights = decode::DecodeWeights::kQ8_0;
+  if (gguf.matrix_type == GgmlType::kBF16) m.stored_decode_weights = decode::DecodeWeights::kBf16;
+  if (gguf.matrix_type == GgmlType::kF16) m.stored_decode_weights = decode::DecodeWeights::kF16;
 }
 
 // ---- presets: a shape by name, randomly initialised ----

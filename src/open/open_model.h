@@ -48,9 +48,9 @@ struct OpenedModel {
   std::string checkpoint;  // the file the weights came from ("" for a preset)
   int64_t max_length = 0;  // classifiers: texts are cut and padded to this (0: not padded)
   int32_t pad_id = 0;      // classifiers: the padding id
-  // The decode weights (nn/decode_weights.h) that keep a GGUF file's own precision: q8_0
+  // The decode weights (decode/decode_weights.h) that keep a GGUF file's own precision: q8_0
   // for a Q8_0 file, f16 for F16, bf16 for BF16; f32 for every other source.
-  nn::DecodeWeights stored_decode_weights = nn::DecodeWeights::kF32;
+  decode::DecodeWeights stored_decode_weights = decode::DecodeWeights::kF32;
 
   // The transformer: the language model, or the classifier's body.
   GPT& gpt() { return lm ? *lm : classifier->body(); }

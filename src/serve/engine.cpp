@@ -55,18 +55,19 @@ struct Engine::Slot {
   double first_token_seconds = 0.0;
 };
 
-Engine::Engine(GPT& model, const Tokenizer& tokenizer, EngineOptions options)
-    : model_(model),
+Engine::Engine(DecodeContext& decoder, const Tokenizer& tokenizer, EngineOptions options)
+    : decoder_(decoder),
+      model_(decoder.model()),
       tokenizer_(tokenizer),
-      context_(options.context > 0 ? options.context : model.config().block_size),
+      context_(options.context > 0 ? options.context : model_.config().block_size),
       queue_limit_(options.queue_limit) {
   require(options.parallel >= 1 && options.parallel <= ops::kRowInvariantMaxRows,
           "--parallel must be in [1, " + std::to_string(ops::kRowInvariantMaxRows) + "]");
-  require(context_ <= model.config().block_size,
+  require(context_ <= model_.config().block_size,
           "--ctx " + std::to_string(context_) + " exceeds the model's context (block_size " +
-              std::to_string(model.config().block_size) + ")");
+              std::to_string(model_.config().block_size) + ")");
   for (int64_t i = 0; i < options.parallel; ++i)
-    slots_.push_back(std::make_unique<Slot>(model.config(), model.device()));
+    slots_.push_back(std::make_unique<Slot>(model_.config(), model_.device()));
   stats_.slots = options.parallel;
   thread_ = std::thread([this, threads = options.threads] {
     if (threads > 0) set_num_threads(threads);  // OpenMP's count is per thread
@@ -203,7 +204,7 @@ void Engine::start(Slot& slot, std::shared_ptr<Job> job, GenerationRequest reque
   if (slot.request.max_tokens == 0) return finish(slot, "length", "");
   const auto& prompt = slot.request.prompt;
   const Tensor logits =
-      model_.forward_cached(prompt.data(), static_cast<int64_t>(prompt.size()), slot.cache);
+      decoder_.forward(prompt.data(), static_cast<int64_t>(prompt.size()), slot.cache);
   emit(slot, logits.data());
 }
 
@@ -220,7 +221,7 @@ void Engine::decode_step() {
     step_caches_.push_back(&slot->cache);
     step_slots_.push_back(slot.get());
   }
-  const Tensor logits = model_.forward_cached(step_ids_.data(), step_counts_, step_caches_);
+  const Tensor logits = decoder_.forward(step_ids_.data(), step_counts_, step_caches_);
   const int64_t V = model_.config().vocab_size;
   for (size_t i = 0; i < step_slots_.size(); ++i) emit(*step_slots_[i], logits.data() + i * V);
   std::lock_guard lock(mutex_);

@@ -2,7 +2,7 @@
 // each with its own KV cache; HTTP threads only queue requests and read their events.
 // Between decoding steps the loop prefills waiting prompts into free slots (one forward
 // per prompt), then advances every busy slot by one token in one batched forward
-// (GPT::forward_cached over all slots: each weight is read once per step for all of
+// (DecodeContext::forward over all slots: each weight is read once per step for all of
 // them): continuous batching. Every request samples with its own generator, and a
 // batched row is bit for bit that row alone (ops/matmul.h, kRowInvariantMaxRows), so a
 // request gets the same tokens whatever else the server is doing.
@@ -20,8 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "decode/decode_context.h"
 #include "generate/sampling.h"
-#include "model/gpt.h"
 #include "serve/logit_adjust.h"
 #include "serve/logprobs.h"
 #include "tokenizer/tokenizer.h"
@@ -92,8 +92,9 @@ struct EngineStats {
 
 class Engine {
  public:
-  // The model and tokenizer must outlive the engine; only the loop uses the model.
-  Engine(GPT& model, const Tokenizer& tokenizer, EngineOptions options);
+  // The decoding context (and its model) and the tokenizer must outlive the engine; only
+  // the loop uses them.
+  Engine(DecodeContext& decoder, const Tokenizer& tokenizer, EngineOptions options);
   ~Engine();  // stop(), then joins the loop
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -130,7 +131,8 @@ class Engine {
   void drop_cancelled_queued();  // with mutex_ held
   void run_tasks();
 
-  GPT& model_;
+  DecodeContext& decoder_;
+  GPT& model_;  // decoder_'s
   const Tokenizer& tokenizer_;
   int64_t context_;
   int64_t queue_limit_;

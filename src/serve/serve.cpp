@@ -85,11 +85,11 @@ std::string default_model_id(const std::string& source) {
   return p.empty() ? source : p.filename().string();
 }
 
-GPT& prepare_for_serving(OpenedModel& loaded, std::optional<nn::DecodeWeights> decode) {
+std::unique_ptr<DecodeContext> prepare_for_serving(OpenedModel& loaded,
+                                                   std::optional<decode::DecodeWeights> decode) {
   GPT& model = loaded.language_model("tinylm serve");
   if (loaded.lora) loaded.merge_adapters();
-  model.set_decode_weights(decode.value_or(loaded.stored_decode_weights));
-  return model;
+  return std::make_unique<DecodeContext>(model, decode.value_or(loaded.stored_decode_weights));
 }
 
 int serve(const ServeOptions& options) {
@@ -105,11 +105,12 @@ int serve(const ServeOptions& options) {
   OpenOptions open;
   open.option = options.option;
   OpenedModel loaded = open_model(options.source, open);
-  GPT& model = prepare_for_serving(loaded, options.decode_weights);
+  const std::unique_ptr<DecodeContext> decoder =
+      prepare_for_serving(loaded, options.decode_weights);
   EngineOptions engine_options = options.engine;
   engine_options.threads = options.threads;
-  Engine engine(model, *loaded.tokenizer, engine_options);
-  const ServedModel served = served_model(options, loaded, model);
+  Engine engine(*decoder, *loaded.tokenizer, engine_options);
+  const ServedModel served = served_model(options, loaded, decoder->model());
   server.ready(served, engine);
   std::printf("tinylm serve: %s as '%s' on http://%s:%d (%lld slots, context %lld, %s template)\n",
               served.source.c_str(), served.id.c_str(), options.server.host.c_str(), port,

@@ -4,6 +4,7 @@
 // accepting, let the requests in flight finish for up to shutdown_wait_seconds (the rest
 // are cancelled), and return 0.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -20,18 +21,19 @@ struct ServeOptions {
   ServerOptions server;
   EngineOptions engine;
   int threads = 0;  // 0: all cores
-  // The weights decode steps read (nn/decode_weights.h); nullopt: a GGUF file's own
+  // The weights decode steps read (decode/decode_weights.h); nullopt: a GGUF file's own
   // precision, float32 for other sources.
-  std::optional<nn::DecodeWeights> decode_weights;
+  std::optional<decode::DecodeWeights> decode_weights;
   int shutdown_wait_seconds = 10;
 };
 
 int serve(const ServeOptions& options);
 
 // What serve does to a model once opened: an instruct run's LoRA adapters folded in, and
-// the decode weights chosen (decode; nullopt: a GGUF file's own precision). Returns the
-// language model (InputError for a classifier).
-GPT& prepare_for_serving(OpenedModel& loaded, std::optional<nn::DecodeWeights> decode);
+// a decoding context on the language model (InputError for a classifier) with the decode
+// weights chosen (decode; nullopt: a GGUF file's own precision).
+std::unique_ptr<DecodeContext> prepare_for_serving(OpenedModel& loaded,
+                                                   std::optional<decode::DecodeWeights> decode);
 
 // An instruct fine-tuning run's Alpaca template, the plain one for every other model.
 ChatTemplate chat_template_for(const OpenedModel& model);

@@ -49,8 +49,9 @@ AdditionEval evaluate_addition(GPT& model, int64_t n) {
   opts.max_new_tokens = kAdditionAnswerLen + 1;  // 4 digits and <EOS>
   opts.sampling.greedy = true;
   Rng rng(0);
+  DecodeContext decoder(model);
   for (const AdditionProblem& p : held_out_problems(n)) {
-    const std::vector<int32_t> answer = generate(model, addition_prompt(p), opts, rng);
+    const std::vector<int32_t> answer = generate(decoder, addition_prompt(p), opts, rng);
     e.correct += is_correct_answer(p, answer);
     const std::string want = addition_answer(p);  // 4 digits, least significant first
     for (int64_t d = 0; d < kAdditionAnswerLen && d < static_cast<int64_t>(answer.size()); ++d)

@@ -30,8 +30,9 @@ std::string addition_examples(GPT& model, int64_t n) {
   opts.sampling.greedy = true;
   Rng rng(0);
   std::string out;
+  DecodeContext decoder(model);
   for (const AdditionProblem& p : held_out_problems(n)) {
-    const std::vector<int32_t> answer = generate(model, addition_prompt(p), opts, rng);
+    const std::vector<int32_t> answer = generate(decoder, addition_prompt(p), opts, rng);
     out += format_addition(p, false) + " " + tok.decode(answer) +
            (is_correct_answer(p, answer) ? "  right" : "  wrong (" + addition_answer(p) + ")") +
            "\n";

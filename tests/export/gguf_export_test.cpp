@@ -193,7 +193,7 @@ TEST(GgufExport, AFileInTheConverterLayoutOpensAsTheSameModel) {
   EXPECT_EQ(logits_of(model), logits_of(*reference));
   const std::string text = "Hello, I am a tiny language model!<|endoftext|>";
   EXPECT_EQ(back.tokenizer->encode(text), opened.tokenizer->encode(text));
-  EXPECT_EQ(back.stored_decode_weights, nn::DecodeWeights::kF32);
+  EXPECT_EQ(back.stored_decode_weights, decode::DecodeWeights::kF32);
 }
 
 // A Q8_0 file decodes with its own 8-bit blocks: the weights widened on load and
@@ -216,10 +216,10 @@ TEST(GgufExport, AQ8FileDecodesWithItsOwnBlocks) {
     ASSERT_TRUE(std::equal(block.q, block.q + kQ8Block, q.begin() + b * kQ8Block)) << "block " << b;
   }
   const std::string dir = std::filesystem::temp_directory_path().string();
-  for (auto [type, decode] : {std::pair{GgmlType::kQ8_0, nn::DecodeWeights::kQ8_0},
-                              {GgmlType::kBF16, nn::DecodeWeights::kBf16},
-                              {GgmlType::kF16, nn::DecodeWeights::kF16},
-                              {GgmlType::kF32, nn::DecodeWeights::kF32}}) {
+  for (auto [type, decode] : {std::pair{GgmlType::kQ8_0, decode::DecodeWeights::kQ8_0},
+                              {GgmlType::kBF16, decode::DecodeWeights::kBf16},
+                              {GgmlType::kF16, decode::DecodeWeights::kF16},
+                              {GgmlType::kF32, decode::DecodeWeights::kF32}}) {
     const std::string path =
         dir + "/tinylm-export-decode-" + ggml_type_name(uint32_t(type)) + ".gguf";
     save_gguf(path, export_gguf(opened, type, "tiny"));

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <map>
 
+#include "decode/decode_weights.h"
 #include "model/hf_gpt2.h"
-#include "nn/decode_weights.h"
 #include "ops/matmul.h"
 #include "util/error.h"
 #include "util/source_dir.h"
@@ -51,21 +51,22 @@ TEST(Generate, CachedLogitsMatchFullForward) {
   GPT model = random_model(true);
   const std::vector<int32_t> ids = {3, 1, 4, 1, 5, 9, 2, 6};
   const Tensor full = model.forward(ids.data(), 1, 8).clone();
+  DecodeContext decoder(model);
   KVCache cache(model.config());
-  model.forward_cached(ids.data(), 3, cache);  // prefill 3, then one at a time
+  decoder.forward(ids.data(), 3, cache);  // prefill 3, then one at a time
   for (int64_t t = 3; t < 8; ++t) {
-    const Tensor last = model.forward_cached(ids.data() + t, 1, cache);
+    const Tensor last = decoder.forward(ids.data() + t, 1, cache);
     for (int64_t v = 0; v < 17; ++v) EXPECT_NEAR(last[v], full[t * 17 + v], 1e-5);
   }
 }
 
-// Decode weights (nn/decode_weights.h) on the GPT-2 fixture's weights: a long prompt
+// Decode weights (decode/decode_weights.h) on the GPT-2 fixture's weights: a long prompt
 // (more rows than a copy serves) runs the blocks on the float32 weights (packed,
-// nn/prompt_weights.h: the same numbers, summed in another order than sgemm's, so equal
+// decode/prompt_weights.h: the same numbers, summed in another order than sgemm's, so equal
 // to rounding) and its last row through the head's copy; a short prompt and every decode
 // step read the copies and stay within `tolerance` (relative L2) of the float32 logits;
-// dropping the copies gives the float32 results back bit for bit.
-void expect_decode_close_to_float32(nn::DecodeWeights type, double tolerance) {
+// a float32 context after them gives the float32 results back bit for bit.
+void expect_decode_close_to_float32(decode::DecodeWeights type, double tolerance) {
   std::unique_ptr<GPT> model =
       load_hf_gpt2(std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-tiny");
   const int64_t V = model->config().vocab_size;
@@ -73,24 +74,25 @@ void expect_decode_close_to_float32(nn::DecodeWeights type, double tolerance) {
   std::vector<int32_t> ids(ops::kRowInvariantMaxRows + 8);
   for (int32_t& id : ids) id = static_cast<int32_t>(rng.below(V));
   // Logits after a prompt of `prompt` ids, then after each following id.
-  const auto decode = [&](int64_t prompt, std::vector<std::vector<float>>& steps) {
+  const auto decode_ids = [&](decode::DecodeWeights weights, int64_t prompt,
+                              std::vector<std::vector<float>>& steps) {
+    DecodeContext decoder(*model, weights);
     KVCache cache(model->config());
-    const Tensor first = model->forward_cached(ids.data(), prompt, cache);
+    const Tensor first = decoder.forward(ids.data(), prompt, cache);
     steps.emplace_back(first.data(), first.data() + V);
     for (size_t t = prompt; t < ids.size(); ++t) {
-      const Tensor logits = model->forward_cached(ids.data() + t, 1, cache);
+      const Tensor logits = decoder.forward(ids.data() + t, 1, cache);
       steps.emplace_back(logits.data(), logits.data() + V);
     }
   };
   const int64_t long_prompt = ops::kRowInvariantMaxRows + 1, short_prompt = 4;
   std::vector<std::vector<float>> f32_long, f32_short, long_, short_, back;
-  decode(long_prompt, f32_long);
-  decode(short_prompt, f32_short);
-  model->set_decode_weights(type);
-  decode(long_prompt, long_);
-  decode(short_prompt, short_);
-  model->set_decode_weights(nn::DecodeWeights::kF32);
-  decode(short_prompt, back);
+  const decode::DecodeWeights f32 = decode::DecodeWeights::kF32;
+  decode_ids(f32, long_prompt, f32_long);
+  decode_ids(f32, short_prompt, f32_short);
+  decode_ids(type, long_prompt, long_);
+  decode_ids(type, short_prompt, short_);
+  decode_ids(f32, short_prompt, back);
   EXPECT_EQ(back, f32_short);
   const auto relative_l2 = [&](const std::vector<float>& got, const std::vector<float>& want) {
     double diff = 0, norm = 0;
@@ -105,7 +107,7 @@ void expect_decode_close_to_float32(nn::DecodeWeights type, double tolerance) {
   // would be 1e-3 or more away).
   const Tensor hidden = model->forward_hidden(ids.data(), 1, long_prompt);  // [1, T, C]
   const int64_t C = model->config().d_model;
-  nn::DecodeCopy head;
+  decode::DecodeCopy head;
   head.make(model->head_weight().value, type);
   std::vector<float> body_f32_head_copy(V);
   head.forward(hidden.data() + (long_prompt - 1) * C,
@@ -124,17 +126,17 @@ void expect_decode_close_to_float32(nn::DecodeWeights type, double tolerance) {
 }
 
 TEST(Generate, Bf16DecodeStaysCloseToFloat32) {
-  expect_decode_close_to_float32(nn::DecodeWeights::kBf16, 1e-2);
+  expect_decode_close_to_float32(decode::DecodeWeights::kBf16, 1e-2);
 }
 
 TEST(Generate, F16DecodeStaysCloseToFloat32) {
-  expect_decode_close_to_float32(nn::DecodeWeights::kF16, 2e-3);
+  expect_decode_close_to_float32(decode::DecodeWeights::kF16, 2e-3);
 }
 
 // Q8_0: 8-bit weights and 8-bit activations per block of 32 (3.5 % at most measured on
 // this random-weight fixture, whose logits are small).
 TEST(Generate, Q8DecodeStaysCloseToFloat32) {
-  expect_decode_close_to_float32(nn::DecodeWeights::kQ8_0, 5e-2);
+  expect_decode_close_to_float32(decode::DecodeWeights::kQ8_0, 5e-2);
 }
 
 TEST(Sampling, GreedyTopKTopPAndTemperature) {

@@ -22,6 +22,11 @@ struct Fixture {
     model.init(rng);
     for (auto& p : model.parameters())
       for (int64_t i = 0; i < p.param->value.numel(); ++i) p.param->value[i] += 0.3f * rng.normal();
+    decode_with(decode::DecodeWeights::kF32);
+  }
+  // A decoding context on the final weights.
+  void decode_with(decode::DecodeWeights type) {
+    decoder = std::make_unique<DecodeContext>(model, type);
   }
   GPTConfig config() const {
     GPTConfig c;
@@ -34,6 +39,7 @@ struct Fixture {
   bool big;
   int64_t d_model;
   GPT model;
+  std::unique_ptr<DecodeContext> decoder;
 };
 
 struct Result {
@@ -67,24 +73,24 @@ GenerationRequest request(const Fixture& f, const std::string& prompt, uint64_t 
   return r;
 }
 
-// Whatever weights decode steps read (nn/decode_weights.h): float32, f16 or bf16 copies,
+// Whatever weights decode steps read (decode/decode_weights.h): float32, f16 or bf16 copies,
 // or Q8_0 copies (d_model 32: whole blocks of 32).
-class EngineBatching : public ::testing::TestWithParam<nn::DecodeWeights> {};
+class EngineBatching : public ::testing::TestWithParam<decode::DecodeWeights> {};
 
 TEST_P(EngineBatching, ARequestGetsTheSameTokensAloneOrAmongOthers) {
-  const nn::DecodeWeights type = GetParam();
-  Fixture f(false, type == nn::DecodeWeights::kQ8_0 ? 32 : 24);
-  f.model.set_decode_weights(type);
+  const decode::DecodeWeights type = GetParam();
+  Fixture f(false, type == decode::DecodeWeights::kQ8_0 ? 32 : 24);
+  f.decode_with(type);
   const std::vector<std::string> prompts = {"hello", "a",     "the quick brown", "zz", "ok, now",
                                             "what?", "x y z", "more text here"};
   std::vector<Result> alone;
   {
-    Engine engine(f.model, f.tok, {.parallel = 1});
+    Engine engine(*f.decoder, f.tok, {.parallel = 1});
     for (size_t i = 0; i < prompts.size(); ++i)
       alone.push_back(collect(*engine.submit(request(f, prompts[i], 100 + i))));
   }
   for (int64_t parallel : {3, 8}) {
-    Engine engine(f.model, f.tok, {.parallel = parallel});
+    Engine engine(*f.decoder, f.tok, {.parallel = parallel});
     std::vector<std::shared_ptr<Job>> jobs;
     for (size_t i = 0; i < prompts.size(); ++i)
       jobs.push_back(engine.submit(request(f, prompts[i], 100 + i)));
@@ -101,13 +107,14 @@ TEST_P(EngineBatching, ARequestGetsTheSameTokensAloneOrAmongOthers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DecodeWeights, EngineBatching,
-                         ::testing::Values(nn::DecodeWeights::kF32, nn::DecodeWeights::kF16,
-                                           nn::DecodeWeights::kBf16, nn::DecodeWeights::kQ8_0),
-                         [](const auto& info) { return nn::decode_weights_name(info.param); });
+                         ::testing::Values(decode::DecodeWeights::kF32, decode::DecodeWeights::kF16,
+                                           decode::DecodeWeights::kBf16,
+                                           decode::DecodeWeights::kQ8_0),
+                         [](const auto& info) { return decode::decode_weights_name(info.param); });
 
 TEST(Engine, StopTextsEndTheTextBeforeThem) {
   Fixture f;
-  Engine engine(f.model, f.tok, {.parallel = 2});
+  Engine engine(*f.decoder, f.tok, {.parallel = 2});
   GenerationRequest r = request(f, "abc", 7);
   r.max_tokens = 40;
   const Result free_run = collect(*engine.submit(r));
@@ -121,7 +128,7 @@ TEST(Engine, StopTextsEndTheTextBeforeThem) {
 
 TEST(Engine, RefusesWhatItCannotRunAndAFullQueue) {
   Fixture f(/*big=*/true);
-  Engine engine(f.model, f.tok, {.parallel = 1, .queue_limit = 1});
+  Engine engine(*f.decoder, f.tok, {.parallel = 1, .queue_limit = 1});
   GenerationRequest r = request(f, "abc", 1);
   r.max_tokens = 1022;  // 3 + 1022 > 1024
   EXPECT_THROW(engine.submit(r), InputError);
@@ -145,7 +152,7 @@ TEST(Engine, RefusesWhatItCannotRunAndAFullQueue) {
 
 TEST(Engine, GreedyAndZeroTokens) {
   Fixture f;
-  Engine engine(f.model, f.tok, {.parallel = 2});
+  Engine engine(*f.decoder, f.tok, {.parallel = 2});
   GenerationRequest r = request(f, "hello", 1);
   r.sampling.greedy = true;
   r.top_logprobs = 3;

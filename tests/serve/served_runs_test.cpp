@@ -76,9 +76,8 @@ TEST(ServedRuns, AQ8GgufFileCompletesAsGenerateDoes) {
   greedy.max_new_tokens = 16;
   greedy.sampling.greedy = true;
   Rng rng(1);
-  model.set_decode_weights(nn::DecodeWeights::kQ8_0);
-  const std::vector<int32_t> q8 = generate(model, prompt, greedy, rng);
-  model.set_decode_weights(nn::DecodeWeights::kF32);
+  DecodeContext q8_decoder(model, decode::DecodeWeights::kQ8_0);
+  const std::vector<int32_t> q8 = generate(q8_decoder, prompt, greedy, rng);
   Rng rng32(1);
   EXPECT_NE(generate(model, prompt, greedy, rng32), q8) << "float32 and Q8_0 part here";
 

@@ -21,7 +21,8 @@
 
 namespace tinylm::serve::testing {
 
-inline const std::string kTinyGpt2 = std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-tiny";
+inline const std::string kTinyGpt2 =
+    std::string(tinylm::source_dir()) + "/tests/fixtures/gpt2-tiny";
 
 class TestServer {
  public:
@@ -31,9 +32,9 @@ class TestServer {
   TestServer(ServerOptions server, EngineOptions engine, OpenedModel loaded)
       : loaded_(std::move(loaded)) {
     server.port = 0;
-    server.http_threads = http_threads_for(engine);           // as serve.cpp sizes it
-    GPT& model = prepare_for_serving(loaded_, std::nullopt);  // as serve.cpp loads it
-    engine_ = std::make_unique<Engine>(model, *loaded_.tokenizer, engine);
+    server.http_threads = http_threads_for(engine);         // as serve.cpp sizes it
+    decoder_ = prepare_for_serving(loaded_, std::nullopt);  // as serve.cpp loads it
+    engine_ = std::make_unique<Engine>(*decoder_, *loaded_.tokenizer, engine);
     server_ = std::make_unique<Server>(server);
     port_ = server_->bind();
     thread_ = std::thread([this] { server_->run(); });
@@ -61,6 +62,7 @@ class TestServer {
 
  private:
   OpenedModel loaded_;
+  std::unique_ptr<DecodeContext> decoder_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<Server> server_;
   std::thread thread_;

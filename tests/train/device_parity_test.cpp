@@ -141,14 +141,15 @@ TEST_F(GptOnDeviceDecoding, GreedyWithTheKvCacheMatchesTheCpu) {
     GPTConfig c = odd_config(0.0f);
     Pair m(c, device);
     // Logits of a prompt and of single decoding steps, through the cache.
+    DecodeContext decoder_cpu(m.cpu), decoder_dev(m.dev);
     KVCache cache_cpu(c), cache_dev(c, device);
     const std::vector<int32_t> prompt = {3, 14, 15, 9, 26};
-    std::vector<float> a = m.cpu.forward_cached(prompt.data(), 5, cache_cpu).to_vector();
-    std::vector<float> d = m.dev.forward_cached(prompt.data(), 5, cache_dev).to_vector();
+    std::vector<float> a = decoder_cpu.forward(prompt.data(), 5, cache_cpu).to_vector();
+    std::vector<float> d = decoder_dev.forward(prompt.data(), 5, cache_dev).to_vector();
     EXPECT_LT(rel_error(d, a), 1e-5);
     for (int32_t id : {5, 35, 8}) {
-      a = m.cpu.forward_cached(&id, 1, cache_cpu).to_vector();
-      d = m.dev.forward_cached(&id, 1, cache_dev).to_vector();
+      a = decoder_cpu.forward(&id, 1, cache_cpu).to_vector();
+      d = decoder_dev.forward(&id, 1, cache_dev).to_vector();
       EXPECT_LT(rel_error(d, a), 1e-5);
     }
     // Greedy decoding past the end of the context (the cache is rebuilt), with and

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "common/heap_counter.h"
+#include "decode/decode_context.h"
 #include "model/gpt.h"
-#include "model/kv_cache.h"
 #include "optim/adamw.h"
 
 namespace tinylm {
@@ -80,26 +80,27 @@ TEST(MeasuredMemoryPlan, TrainingStepsAfterTheFirstAllocateNothing) {
   }
 }
 
-// A model without dropout, initialised from rng, that decodes with weights of `type`.
-GPT decoding_model(bool pre_ln, nn::DecodeWeights type, Rng& rng) {
+// A model without dropout, initialised from rng.
+GPT decoding_model(bool pre_ln, Rng& rng) {
   GPT model(small_config(0.0, pre_ln));
   model.init(rng);
-  model.set_decode_weights(type);
   return model;
 }
 
 TEST(MeasuredMemoryPlan, DecodingStepsAfterTheFirstAllocateNothing) {
   for (const bool pre_ln : {true, false}) {
-    for (const nn::DecodeWeights type : {nn::DecodeWeights::kF32, nn::DecodeWeights::kF16,
-                                         nn::DecodeWeights::kBf16, nn::DecodeWeights::kQ8_0}) {
+    for (const decode::DecodeWeights type :
+         {decode::DecodeWeights::kF32, decode::DecodeWeights::kF16, decode::DecodeWeights::kBf16,
+          decode::DecodeWeights::kQ8_0}) {
       Rng rng(2);
-      GPT model = decoding_model(pre_ln, type, rng);
+      GPT model = decoding_model(pre_ln, rng);
+      DecodeContext decoder(model, type);
       const std::vector<int32_t> ids = random_ids(kSeq, 65, rng);
       KVCache cache(model.config());
-      model.forward_cached(ids.data(), 8, cache);  // the prompt
+      decoder.forward(ids.data(), 8, cache);  // the prompt
       for (int64_t t = 8; t < kSeq; ++t) {
         const int64_t allocations =
-            allocations_during([&] { model.forward_cached(ids.data() + t, 1, cache); });
+            allocations_during([&] { decoder.forward(ids.data() + t, 1, cache); });
         if (t > 8) {
           EXPECT_EQ(allocations, 0) << "decoding step at position " << t;
         }
@@ -113,19 +114,21 @@ TEST(MeasuredMemoryPlan, DecodingStepsAfterTheFirstAllocateNothing) {
 // serves the smaller ones. Before, each prompt after a decoding step allocated its
 // activations again, and the fresh pages faulted in during the prompt.
 TEST(MeasuredMemoryPlan, APromptAfterDecodingStepsAllocatesNothing) {
-  for (const nn::DecodeWeights type : {nn::DecodeWeights::kF32, nn::DecodeWeights::kQ8_0}) {
+  for (const decode::DecodeWeights type :
+       {decode::DecodeWeights::kF32, decode::DecodeWeights::kQ8_0}) {
     Rng rng(3);
-    GPT model = decoding_model(/*pre_ln=*/true, type, rng);
+    GPT model = decoding_model(/*pre_ln=*/true, rng);
+    DecodeContext decoder(model, type);
     const std::vector<int32_t> ids = random_ids(kSeq, 65, rng);
     KVCache first(model.config());
-    model.forward_cached(ids.data(), 40, first);  // past the row-invariant products' rows
-    for (int64_t t = 40; t < 44; ++t) model.forward_cached(ids.data() + t, 1, first);
+    decoder.forward(ids.data(), 40, first);  // past the row-invariant products' rows
+    for (int64_t t = 40; t < 44; ++t) decoder.forward(ids.data() + t, 1, first);
     for (const int64_t rows : {40, 24}) {  // the same prompt length, then a shorter one
       KVCache next(model.config());
       const int64_t allocations =
-          allocations_during([&] { model.forward_cached(ids.data(), rows, next); });
+          allocations_during([&] { decoder.forward(ids.data(), rows, next); });
       EXPECT_EQ(allocations, 0) << "a prompt of " << rows << " rows after decoding steps";
-      model.forward_cached(ids.data() + rows, 1, next);
+      decoder.forward(ids.data() + rows, 1, next);
     }
   }
 }

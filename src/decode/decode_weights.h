@@ -20,7 +20,7 @@
 #include "tensor/tensor.h"
 #include "util/aligned.h"
 
-namespace tinylm::nn {
+namespace tinylm::decode {
 
 enum class DecodeWeights { kF32, kF16, kBf16, kQ8_0 };
 
@@ -52,4 +52,4 @@ class DecodeCopy {
   AlignedVector<uint16_t> q8_d_;  // [out, in / 32], their half scales
 };
 
-}  // namespace tinylm::nn
+}  // namespace tinylm::decode

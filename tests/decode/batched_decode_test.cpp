@@ -1,4 +1,4 @@
-// Batched decoding (GPT::forward_cached over several caches): each sequence's logits are
+// Batched decoding (DecodeContext::forward over several caches): each sequence's logits are
 // bit for bit what it gets alone, whatever the other sequences are and however many
 // there are, for pre- and post-LN blocks and odd widths; a batched prompt matches the
 // same prompt alone within float rounding.
@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "model/gpt.h"
+#include "decode/decode_context.h"
 
 namespace tinylm {
 namespace {
@@ -38,6 +38,7 @@ int32_t argmax_of(const std::vector<float>& v) {
 TEST(BatchedDecode, EachSequenceGetsExactlyWhatItGetsAlone) {
   for (auto [pre_ln, sinusoidal] : {std::pair{true, false}, {false, false}, {true, true}}) {
     GPT model = random_model(pre_ln, sinusoidal);
+    DecodeContext decoder(model);
     const int64_t V = model.config().vocab_size;
     const std::vector<std::vector<int32_t>> prompts = {
         {1, 2, 3}, {7}, {4, 4, 4, 4, 4, 9}, {52, 0}, {5, 6, 7, 8}, {30, 31, 32, 33, 34, 35, 36}};
@@ -47,7 +48,7 @@ TEST(BatchedDecode, EachSequenceGetsExactlyWhatItGetsAlone) {
     for (size_t s = 0; s < S; ++s) {  // each prompt prefilled on its own, twice
       for (auto* caches : {&batched, &alone}) {
         caches->push_back(std::make_unique<KVCache>(model.config()));
-        const Tensor logits = model.forward_cached(
+        const Tensor logits = decoder.forward(
             prompts[s].data(), static_cast<int64_t>(prompts[s].size()), *caches->back());
         next[s] = argmax_of(row(logits, 0, V));
       }
@@ -65,10 +66,10 @@ TEST(BatchedDecode, EachSequenceGetsExactlyWhatItGetsAlone) {
         counts.push_back(1);
         caches.push_back(batched[s].get());
       }
-      const std::vector<float> all = model.forward_cached(ids.data(), counts, caches).to_vector();
+      const std::vector<float> all = decoder.forward(ids.data(), counts, caches).to_vector();
       for (size_t i = 0; i < members.size(); ++i) {
         const size_t s = members[i];
-        const std::vector<float> one = row(model.forward_cached(&next[s], 1, *alone[s]), 0, V);
+        const std::vector<float> one = row(decoder.forward(&next[s], 1, *alone[s]), 0, V);
         const std::vector<float> in_batch(all.begin() + i * V, all.begin() + (i + 1) * V);
         ASSERT_EQ(one, in_batch) << "pre_ln " << pre_ln << " step " << step << " sequence " << s;
         next[s] = argmax_of(one);
@@ -82,17 +83,17 @@ TEST(BatchedDecode, EachSequenceGetsExactlyWhatItGetsAlone) {
 // each sequence's last logits match its prompt alone.
 TEST(BatchedDecode, PromptsOfDifferentLengthsInOneCall) {
   GPT model = random_model(true);
+  DecodeContext decoder(model);
   const int64_t V = model.config().vocab_size;
   const std::vector<int32_t> ids = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
                                     11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
   const std::vector<int64_t> counts = {3, 1, 16};
   KVCache a(model.config()), b(model.config()), c(model.config());
   std::vector<KVCache*> caches = {&a, &b, &c};
-  const std::vector<float> all = model.forward_cached(ids.data(), counts, caches).to_vector();
+  const std::vector<float> all = decoder.forward(ids.data(), counts, caches).to_vector();
   for (int64_t s = 0, first = 0; s < 3; first += counts[s], ++s) {
     KVCache alone(model.config());
-    const std::vector<float> one =
-        row(model.forward_cached(ids.data() + first, counts[s], alone), 0, V);
+    const std::vector<float> one = row(decoder.forward(ids.data() + first, counts[s], alone), 0, V);
     for (int64_t v = 0; v < V; ++v) EXPECT_NEAR(all[s * V + v], one[v], 1e-5) << "sequence " << s;
     EXPECT_EQ(caches[s]->pos, counts[s]);
   }
@@ -100,12 +101,13 @@ TEST(BatchedDecode, PromptsOfDifferentLengthsInOneCall) {
 
 TEST(BatchedDecode, RefusesPositionsPastTheContext) {
   GPT model = random_model(true);
+  DecodeContext decoder(model);
   KVCache a(model.config()), b(model.config());
   b.pos = model.config().block_size;  // full
   const std::vector<int32_t> ids = {1, 2};
   const std::vector<int64_t> counts = {1, 1};
   std::vector<KVCache*> caches = {&a, &b};
-  EXPECT_THROW(model.forward_cached(ids.data(), counts, caches), std::exception);
+  EXPECT_THROW(decoder.forward(ids.data(), counts, caches), std::exception);
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
-#include "nn/prompt_weights.h"
+#include "decode/prompt_weights.h"
 
 #include "backend/registry.h"
 #include "ops/linear_packed.h"
 #include "ops/matmul.h"
 
-namespace tinylm::nn {
+namespace tinylm::decode {
 
 void PromptCopy::make(const Tensor& w) {
   panels_ = {};
@@ -23,4 +23,4 @@ void PromptCopy::forward(const float* x, const float* b, float* y, int64_t rows)
   backend_for(Device::kCpu).linear_forward_packed(x, panels_.data(), b, y, rows, in_, out_);
 }
 
-}  // namespace tinylm::nn
+}  // namespace tinylm::decode

@@ -1,4 +1,4 @@
-#include "nn/decode_weights.h"
+#include "decode/decode_weights.h"
 
 #include <string>
 
@@ -7,7 +7,7 @@
 #include "util/error.h"
 #include "util/q8_0.h"
 
-namespace tinylm::nn {
+namespace tinylm::decode {
 
 const char* decode_weights_name(DecodeWeights type) {
   switch (type) {
@@ -70,4 +70,4 @@ int64_t DecodeCopy::bytes() const {
                               q8_.size());
 }
 
-}  // namespace tinylm::nn
+}  // namespace tinylm::decode

@@ -5,14 +5,14 @@
 // another order, each output summed in a fixed order, so a row's result does not depend
 // on the other rows. It costs 4 bytes per weight (GPT-2 124M: 340 MB for the blocks'
 // matrices), and is read by products of more than ops::kRowInvariantMaxRows rows on the
-// CPU; fewer rows read the decode copy (nn/decode_weights.h) or the float32 weights.
+// CPU; fewer rows read the decode copy (decode/decode_weights.h) or the float32 weights.
 #pragma once
 #include <cstdint>
 
 #include "tensor/tensor.h"
 #include "util/aligned.h"
 
-namespace tinylm::nn {
+namespace tinylm::decode {
 
 // A packed copy of one weight matrix W [out, in] for prompts.
 class PromptCopy {
@@ -31,4 +31,4 @@ class PromptCopy {
   AlignedVector<float> panels_;  // ops::packed_floats(out, in)
 };
 
-}  // namespace tinylm::nn
+}  // namespace tinylm::decode

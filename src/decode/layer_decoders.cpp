@@ -1,0 +1,64 @@
+#include "decode/layer_decoders.h"
+
+#include "backend/registry.h"
+#include "util/error.h"
+
+namespace tinylm::decode {
+
+LinearDecoder::LinearDecoder(const nn::Linear& layer, DecodeWeights type) : layer_(&layer) {
+  copy_.make(layer.weight.value, type);
+  packed_.make(layer.weight.value);
+}
+
+Tensor LinearDecoder::forward(const Tensor& x) {
+  const int64_t in = layer_->in_features(), out = layer_->out_features();
+  require(x.ndim() >= 1 && x.dim(-1) == in, [&] {
+    return "Linear: input " + shape_str(x.shape()) + " does not end in " + std::to_string(in);
+  });
+  const int64_t n = x.numel() / in;
+  y_.ensure_shape(nn::with_last_dim(x.shape(), out), x.device());
+  const float* b = layer_->bias_or_null();
+  const bool cpu = x.device() == Device::kCpu;
+  if (cpu && copy_.serves(n))
+    copy_.forward(x.data(), b, y_.data(), n);
+  else if (cpu && packed_.serves(n))
+    packed_.forward(x.data(), b, y_.data(), n);
+  else
+    on(x).linear_forward(x.data(), layer_->weight.value.data(), b, y_.data(), n, in, out);
+  if (layer_->adapter) layer_->adapter->forward_add(x.data(), y_.data(), n, {});
+  return y_;
+}
+
+int64_t LinearDecoder::step_bytes() const {
+  const Tensor& w = layer_->weight.value;
+  return (copy_.empty() ? 4 * w.numel() : copy_.bytes()) + 4 * layer_->bias.value.numel();
+}
+
+Tensor NormDecoder::forward(const Tensor& x) {
+  const int64_t C = norm_->dim(), n = x.numel() / C;
+  require(x.dim(-1) == C, [&] {
+    return "LayerNorm: input " + shape_str(x.shape()) + " does not end in " + std::to_string(C);
+  });
+  y_.ensure_shape(x.shape(), x.device());
+  mean_.ensure_shape({n}, x.device());
+  rstd_.ensure_shape({n}, x.device());
+  on(x).layernorm_forward(x.data(), norm_->weight.value.data(), norm_->bias_or_null(), y_.data(),
+                          mean_.data(), rstd_.data(), n, C, norm_->eps());
+  return y_;
+}
+
+int64_t NormDecoder::step_bytes() const {
+  return 4 * (norm_->weight.value.numel() + norm_->bias.value.numel());
+}
+
+FeedForwardDecoder::FeedForwardDecoder(const nn::FeedForward& mlp, DecodeWeights type)
+    : mlp_(&mlp), fc_(mlp.c_fc, type), proj_(mlp.c_proj, type) {}
+
+Tensor FeedForwardDecoder::forward(const Tensor& x) {
+  const Tensor h = fc_.forward(x);
+  a_.ensure_shape(h.shape(), h.device());
+  on(h).activation_forward(mlp_->activation(), h.data(), a_.data(), h.numel());
+  return proj_.forward(a_);
+}
+
+}  // namespace tinylm::decode

@@ -7,6 +7,7 @@
 #include "cli/cli_util.h"
 #include "export/gguf_export.h"
 #include "export/hf_export.h"
+#include "export/model_folder.h"
 #include "io/gguf.h"
 #include "open/model_source.h"
 #include "open/open_model.h"
@@ -52,16 +53,16 @@ std::string checkpoint_file(const std::string& source, const std::string& which)
   return file;
 }
 
-// --out as written, less the slashes that end a folder's name ("hf-out/" is the folder
-// hf-out); a GGUF file's name cannot end in one. InputError for a name that is no new
-// entry of a folder ("", ".", "..", "DIR/.").
-std::string output_path(std::string out, const std::string& format) {
-  require(format == "hf" || out.empty() || out.back() != '/',
+// A GGUF file's --out: a new entry of a folder (not "", ".", "..", "DIR/." and not ending
+// in '/'), where nothing is yet (tinylm does not overwrite). InputError otherwise.
+std::string gguf_output_path(const std::string& out) {
+  require(out.empty() || out.back() != '/',
           "--out: " + out + " names a folder; --format gguf writes a file");
-  while (out.size() > 1 && out.back() == '/') out.pop_back();
   const std::string last = std::filesystem::path(out).filename().string();
-  require(!last.empty() && last != "." && last != ".." && out != "/",
+  require(!last.empty() && last != "." && last != "..",
           "--out: '" + out + "' names no new file or folder");
+  require(!std::filesystem::exists(std::filesystem::symlink_status(out)),
+          "--out: " + out + " exists; tinylm export does not overwrite a file");
   return out;
 }
 
@@ -92,7 +93,9 @@ int run_export(int argc, char** argv) {
                "adapters are written as a PEFT adapter folder)");
   app.add_option("--dtype", dtype, "f32, f16, bf16 or q8_0 (blocks of 32 with a half scale)")
       ->capture_default_str();
-  app.add_option("--out", out, "the file (gguf) or folder (hf) to write (must not exist)")
+  app.add_option("--out", out,
+                 "the file (gguf: must not exist) or folder (hf: must not exist, or be empty) to "
+                 "write")
       ->required();
   app.add_option("--name", name, "general.name in the file (default: the source's name)");
   app.add_option("--vocab-dir", vocab_dir,
@@ -103,9 +106,8 @@ int run_export(int argc, char** argv) {
   const GgmlType type = parse_ggml_type(dtype);
   require(format == "gguf" || type == GgmlType::kF32,
           "--dtype: the hf format writes float32 weights (as save_pretrained does)");
-  out = output_path(out, format);
-  require(!std::filesystem::exists(std::filesystem::symlink_status(out)),
-          "--out: " + out + " exists; tinylm export does not overwrite a file");
+  // A folder by the rule of every model folder (export/model_folder.h), a file by GGUF's.
+  out = format == "hf" ? checked_model_folder(out) : gguf_output_path(out);
   if (name.empty()) name = name_of(source);
   OpenOptions open;
   open.gpt2_vocab_dir = vocab_dir;

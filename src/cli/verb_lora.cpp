@@ -1,9 +1,9 @@
 // tinylm lora merge --base SRC --adapter DIR --out HF_DIR: fold a PEFT LoRA adapter
-// into its base and write a Hugging Face folder (see finetune/merge.h).
+// into its base and write a Hugging Face folder (see export/merge.h).
 #include <cstdio>
 
 #include "cli/cli_util.h"
-#include "finetune/merge_source.h"
+#include "export/merge_source.h"
 
 namespace tinylm::cli {
 
@@ -26,7 +26,7 @@ int run_lora(int argc, char** argv) {
   merge->add_option("--out", out, "the folder to write (must not exist, or be empty)")->required();
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
-  const finetune::MergeSummary s = merge_adapter_into(base, adapter, out);
+  const MergeSummary s = merge_adapter_into(base, adapter, out);
   std::printf("merged %lld LoRA modules (%lld adapter parameters) into %s%s\n",
               static_cast<long long>(s.modules), static_cast<long long>(s.lora_parameters),
               out.c_str(), s.classifier ? " (GPT2ForSequenceClassification)" : "");

@@ -1,20 +1,14 @@
 // A model as a Hugging Face folder (see hf_export.h).
 #include "export/hf_export.h"
 
-#include <filesystem>
-#include <vector>
-
+#include "export/model_folder.h"
 #include "lora/classifier_lora.h"
 #include "lora/peft.h"
 #include "model/hf_classifier.h"
 #include "model/hf_gpt2.h"
-#include "tokenizer/folder_tokenizer_files.h"
 #include "util/error.h"
-#include "util/files.h"
 
 namespace tinylm {
-
-namespace fs = std::filesystem;
 
 void require_hf_expressible(const GPTConfig& c) {
   require(c.pre_ln, "post-LN blocks (model.pre_ln false): GPT-2 has pre-LN blocks only");
@@ -52,44 +46,19 @@ void write_language_model(GPT& model, const std::string& dir, int32_t eot) {
   save_hf_gpt2(*m, dir, eot);
 }
 
-// The folders creating `parent` makes, deepest first (none when it exists).
-std::vector<fs::path> missing_folders(const fs::path& parent) {
-  std::vector<fs::path> missing;
-  for (fs::path p = parent; !p.empty() && !fs::exists(fs::symlink_status(p)); p = p.parent_path())
-    missing.push_back(p);
-  return missing;
-}
-
-// Makes --out as save_pretrained does: its parent created if needed, `write` filling a
-// temp folder beside it, then the temp folder renamed into place (removed on failure);
-// the tokenizer's files added (tokenizer/folder_tokenizer_files.h).
+// Makes --out (export/model_folder.h), `write` filling the folder, with the tokenizer's
+// files.
 template <typename Write>
 void write_folder(OpenedModel& opened, const std::string& out, HfExportSummary& s,
                   const Write& write) {
-  const std::string parent = fs::path(out).parent_path().string();
-  const std::vector<fs::path> made = missing_folders(parent);
-  if (!parent.empty()) create_folder(parent, "--out");
-  std::string temp;
-  try {
-    temp = make_temp_folder(out, "--out");
-    write(temp);
-    if (opened.tokenizer)
-      s.tokenizer_files =
-          write_folder_tokenizer_files(*opened.tokenizer, opened.gpt().config().block_size, temp);
-    publish_new_folder(temp, out);
-  } catch (...) {
-    std::error_code ec;
-    if (!temp.empty()) fs::remove_all(temp, ec);
-    for (const fs::path& folder : made) fs::remove(folder, ec);  // if still empty
-    throw;
-  }
+  s.tokenizer_files =
+      write_model_folder(out, opened.tokenizer.get(), opened.gpt().config().block_size, write);
 }
 
 }  // namespace
 
 HfExportSummary export_hf(OpenedModel& opened, const std::string& out, bool merge) {
-  require(!fs::exists(fs::symlink_status(out)),
-          "--out: " + out + " exists; tinylm export does not overwrite");
+  checked_model_folder(out);  // before anything is merged
   HfExportSummary s;
   SequenceClassifier* classifier = opened.classifier.get();
   const bool classifier_lora = classifier && lora_of(*classifier);

@@ -1,6 +1,6 @@
 // A model opened by open/ as a Hugging Face folder that transformers loads with
-// from_pretrained (`tinylm export --format hf`), written beside --out under a temp name and
-// renamed into place (an existing --out is refused):
+// from_pretrained (`tinylm export --format hf`), written as every model folder is
+// (export/model_folder.h: --out new or an empty folder, filled beside it and renamed):
 //   a language model   GPT2LMHeadModel: model.safetensors (Conv1D layout), config.json,
 //                      generation_config.json (model/hf_gpt2.h)
 //   a classifier       GPT2ForSequenceClassification (model/hf_classifier.h)

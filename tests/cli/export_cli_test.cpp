@@ -178,7 +178,7 @@ TEST(ExportCli, BadFlagsAreInputErrors) {
 }
 
 // --format hf: a folder that tinylm (and transformers) reads back: the same greedy tokens;
-// float32 only; never over an existing folder.
+// float32 only; never over an existing folder, but into an empty one.
 TEST(ExportCli, AHuggingFaceFolderReadsBack) {
   const std::string out = fresh_dir("export-hf") + "/tiny-hf";
   const RunResult r =
@@ -192,6 +192,13 @@ TEST(ExportCli, AHuggingFaceFolderReadsBack) {
             run_tinylm("generate --model tests/fixtures/gpt2-tiny" + greedy).output);
   expect_exit(2, "export --model tests/fixtures/gpt2-tiny --format hf --out " + out,
               "does not overwrite");
+  // An empty folder is taken, as lora merge takes one (export/model_folder.h).
+  std::filesystem::create_directory(out + "-empty");
+  ASSERT_EQ(
+      run_tinylm("export --model tests/fixtures/gpt2-tiny --format hf --out " + out + "-empty")
+          .code,
+      0);
+  EXPECT_TRUE(file_exists(out + "-empty/model.safetensors"));
   expect_exit(2,
               "export --model tests/fixtures/gpt2-tiny --format hf --dtype f16 --out " + out + "2",
               "float32");

@@ -11,7 +11,7 @@
 
 #include "common/gradcheck.h"
 #include "common/input_error.h"
-#include "finetune/merge.h"
+#include "export/merge.h"
 #include "io/safetensors.h"
 #include "lora/classifier_lora.h"
 #include "lora/peft.h"

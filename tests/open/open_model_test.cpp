@@ -10,10 +10,10 @@
 
 #include "common/input_error.h"
 #include "common/scoped_env.h"
+#include "export/merge_source.h"
 #include "finetune/classify_trainer.h"
 #include "finetune/finetune_test_util.h"
 #include "finetune/instruct_trainer.h"
-#include "finetune/merge_source.h"
 #include "hub/hub_cache_builder.h"
 #include "model/hf_classifier.h"
 #include "model/hf_gpt2.h"
@@ -220,7 +220,7 @@ TEST(OpenModel, OpenAisFolderOpensWithItsVocabulary) {
 TEST(OpenModel, LoraMergeTakesAnySource) {
   const std::string base = kFixtures + "/gpt2-micro-lora";
   const std::string out = testing::temp_path("open-merge");
-  const finetune::MergeSummary s = merge_adapter_into(base, base + "/adapter", out);
+  const MergeSummary s = merge_adapter_into(base, base + "/adapter", out);
   EXPECT_FALSE(s.classifier);
   EXPECT_GT(s.modules, 0);
   OpenedModel merged = open_model(out);

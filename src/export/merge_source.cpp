@@ -1,5 +1,6 @@
-#include "finetune/merge_source.h"
+#include "export/merge_source.h"
 
+#include "export/model_folder.h"
 #include "hub/hub_cache.h"
 #include "lora/classifier_lora.h"
 #include "open/open_model.h"
@@ -28,9 +29,9 @@ void refuse_lora_run(OpenedModel& base, const std::string& source) {
 
 }  // namespace
 
-finetune::MergeSummary merge_adapter_into(const std::string& base_source,
-                                          const std::string& adapter, const std::string& out) {
-  finetune::check_merge_out(out);  // before the base is read
+MergeSummary merge_adapter_into(const std::string& base_source, const std::string& adapter,
+                                const std::string& given_out) {
+  const std::string out = checked_model_folder(given_out);  // before the base is read
   OpenOptions options;
   options.option = "--base";
   OpenedModel base = open_model(base_source, options);
@@ -38,8 +39,8 @@ finetune::MergeSummary merge_adapter_into(const std::string& base_source,
   const std::string folder = hub::folder_or_cached(adapter);  // a repo id: from the cache
   // The base's tokenizer goes with the merged model: tinylm reads it back with it.
   const Tokenizer* tokenizer = base.tokenizer.get();
-  if (base.classifier) return finetune::merge_adapter(*base.classifier, folder, out, tokenizer);
-  return finetune::merge_adapter(*base.lm, folder, out, tokenizer);
+  if (base.classifier) return merge_adapter(*base.classifier, folder, out, tokenizer);
+  return merge_adapter(*base.lm, folder, out, tokenizer);
 }
 
 }  // namespace tinylm

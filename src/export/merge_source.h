@@ -1,5 +1,5 @@
 // `tinylm lora merge --base SRC --adapter DIR --out OUT`: the base opened from any source
-// (open_model.h), the adapter folded in (finetune/merge.h), a Hugging Face folder
+// (open_model.h), the adapter folded in (export/merge.h), a Hugging Face folder
 // written: GPT2ForSequenceClassification for a classifier base, else GPT2LMHeadModel,
 // with the base's tokenizer files.
 // OUT is checked before the base is read. A base that is a run which trained LoRA (a
@@ -8,11 +8,11 @@
 #pragma once
 #include <string>
 
-#include "finetune/merge.h"
+#include "export/merge.h"
 
 namespace tinylm {
 
-finetune::MergeSummary merge_adapter_into(const std::string& base_source,
-                                          const std::string& adapter, const std::string& out);
+MergeSummary merge_adapter_into(const std::string& base_source, const std::string& adapter,
+                                const std::string& out);
 
 }  // namespace tinylm

@@ -13,14 +13,13 @@ namespace tinylm::cli {
 
 int eval_finetune_run(OpenedModel& loaded, const std::string& data_override) {
   const std::string& run = loaded.source.path;
-  const finetune::FinetuneConfig& config = *loaded.finetune_config;
-  const finetune::FinetuneSettings& f = config.finetune;
+  const FinetuneConfig& config = *loaded.finetune_config;
+  const FinetuneSettings& f = config.finetune;
   const std::string path = data_override.empty() ? config.data : data_override;
   if (config.task == "instruct") {
     const InstructionData data =
         load_instruction_data(path, *loaded.tokenizer, {f.train_fraction, f.test_fraction});
-    const auto collate =
-        finetune::collate_options(f, *loaded.tokenizer, loaded.lm->config().block_size);
+    const auto collate = collate_options(f, *loaded.tokenizer, loaded.lm->config().block_size);
     std::printf("instruct run %s (step %lld), data %s\n", run.c_str(),
                 static_cast<long long>(loaded.step), path.c_str());
     for (const auto& [name, set] :
@@ -31,7 +30,7 @@ int eval_finetune_run(OpenedModel& loaded, const std::string& data_override) {
         continue;
       }
       const std::optional<double> loss =
-          finetune::supervised_instruction_loss(*loaded.lm, *set, collate, f.batch_size, 0);
+          supervised_instruction_loss(*loaded.lm, *set, collate, f.batch_size, 0);
       if (loss)
         std::printf("%s loss %.4f (%lld entries)\n", name.c_str(), *loss,
                     static_cast<long long>(set->size()));
@@ -43,7 +42,7 @@ int eval_finetune_run(OpenedModel& loaded, const std::string& data_override) {
   }
   if (config.task == "classify") {
     SequenceClassifier& model = *loaded.classifier;
-    ClassificationOptions o = finetune::classify_data_options(f);
+    ClassificationOptions o = classify_data_options(f);
     o.labels = model.config().labels;
     o.max_length = loaded.max_length;  // the length the run was trained at
     o.pad_id = loaded.pad_id;
@@ -54,7 +53,7 @@ int eval_finetune_run(OpenedModel& loaded, const std::string& data_override) {
          {std::pair<const char*, const ClassificationSet*>{"train", &data.train},
           {"val", &data.val},
           {"test", &data.test}}) {
-      const finetune::Accuracy a = finetune::accuracy(model, *set, f.batch_size, 0);
+      const Accuracy a = accuracy(model, *set, f.batch_size, 0);
       if (a.total == 0) {
         std::printf("%s accuracy: no %s split (0 examples)\n", name,
                     std::string(name) == "val" ? "validation" : name);

@@ -85,7 +85,7 @@ int run_classify(int argc, char** argv) {
     for (const LabeledText& t : read_labeled_texts(input, format, false)) texts.push_back(t.text);
   const std::vector<std::vector<int32_t>> inputs = checked_inputs(loaded, texts);
   for (size_t i = 0; i < inputs.size(); ++i)
-    print_prediction(model, finetune::label_probabilities(model, inputs[i]), texts[i]);
+    print_prediction(model, label_probabilities(model, inputs[i]), texts[i]);
   return 0;
 }
 

@@ -23,7 +23,7 @@ int run_finetune(int argc, char** argv) {
       "tinylm finetune"};
   std::string task, config_path;
   std::vector<std::string> sets;
-  finetune::FinetuneConfig base_names;
+  FinetuneConfig base_names;
   finetune::FinetuneOptions opts;
   app.add_option("--task", task, "instruct or classify")->required();
   app.add_option("--base", base_names.base,
@@ -55,7 +55,7 @@ int run_finetune(int argc, char** argv) {
   nlohmann::json j =
       config_path.empty() ? nlohmann::json::object() : load_config_json(config_path, {});
   for (const std::string& assignment : sets) apply_override(j, assignment);
-  finetune::FinetuneConfig config = finetune::FinetuneConfig::from_json(j, task);
+  FinetuneConfig config = FinetuneConfig::from_json(j, task);
   config.base = base_names.base;
   config.data = base_names.data;
   opts.device = parse_device(device);

@@ -7,8 +7,8 @@
 
 #include "cli/cli_util.h"
 #include "finetune/finetune_report.h"
+#include "open/loaded_run.h"
 #include "open/model_source.h"
-#include "open/run_model.h"
 #include "report/text_table.h"
 #include "train/run_report.h"
 #include "train/samples.h"

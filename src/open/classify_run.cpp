@@ -15,7 +15,7 @@
 #include "util/error.h"
 #include "util/json_read.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 
 std::unique_ptr<SequenceClassifier> build_classifier(const FinetuneConfig& config,
                                                      const nlohmann::json& run_info,
@@ -133,4 +133,4 @@ std::vector<float> label_probabilities(SequenceClassifier& model, const std::vec
   return p;
 }
 
-}  // namespace tinylm::finetune
+}  // namespace tinylm

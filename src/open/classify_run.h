@@ -14,7 +14,7 @@
 #include "run/finetune_config.h"
 #include "tokenizer/tokenizer.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 
 // The data options of classify settings: format, columns, labels, balance, split, seed
 // and padded length as `f` gives them (a saved run then sets the labels, length and pad
@@ -62,4 +62,4 @@ double classification_loss(SequenceClassifier& model, const ClassificationSet& s
 // ids [T] -> the probability of each label (softmax of the logits) [num_labels].
 std::vector<float> label_probabilities(SequenceClassifier& model, const std::vector<int32_t>& ids);
 
-}  // namespace tinylm::finetune
+}  // namespace tinylm

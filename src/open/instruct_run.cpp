@@ -10,7 +10,7 @@
 #include "tokenizer/load.h"
 #include "util/error.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 
 InstructRun load_instruct_run(const std::string& dir, const std::string& verb) {
   require_finetune_run(dir, "instruct", verb);
@@ -82,4 +82,4 @@ bool has_supervised_target(const InstructionSet& set, const InstructionCollateOp
   return false;
 }
 
-}  // namespace tinylm::finetune
+}  // namespace tinylm

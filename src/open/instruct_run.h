@@ -14,7 +14,7 @@
 #include "run/finetune_config.h"
 #include "tokenizer/tokenizer.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 
 struct InstructRun {
   FinetuneConfig config;
@@ -53,4 +53,4 @@ double instruction_loss(GPT& model, const InstructionSet& set,
 // entry's targets do not depend on the batch it is in).
 bool has_supervised_target(const InstructionSet& set, const InstructionCollateOptions& collate);
 
-}  // namespace tinylm::finetune
+}  // namespace tinylm

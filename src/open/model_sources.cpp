@@ -11,9 +11,9 @@
 #include "open/classify_run.h"
 #include "open/gguf_model.h"
 #include "open/instruct_run.h"
+#include "open/loaded_run.h"
 #include "open/model_source.h"
 #include "open/open_model.h"
-#include "open/run_model.h"
 #include "report/model_info.h"
 #include "run/checkpoint.h"
 #include "run/run_folder.h"
@@ -124,7 +124,7 @@ GPTConfig finetune_run_shape(const ModelSourceInfo& s) {
 void open_finetune_run(OpenedModel& m, const OpenOptions&) {
   const std::string& dir = m.source.path;
   if (m.source.task == "classify") {
-    finetune::ClassifyRun run = finetune::load_classify_run(dir, "tinylm");
+    ClassifyRun run = load_classify_run(dir, "tinylm");
     m.classifier = std::move(run.model);
     m.tokenizer = std::move(run.tokenizer);
     m.finetune_config = std::move(run.config);
@@ -132,7 +132,7 @@ void open_finetune_run(OpenedModel& m, const OpenOptions&) {
     m.max_length = run.max_length;
     m.pad_id = run.pad_id;
   } else {
-    finetune::InstructRun run = finetune::load_instruct_run(dir, "tinylm");
+    InstructRun run = load_instruct_run(dir, "tinylm");
     m.lm = std::move(run.model);
     m.lora = std::move(run.lora);
     m.tokenizer = std::move(run.tokenizer);

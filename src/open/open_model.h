@@ -42,9 +42,9 @@ struct OpenedModel {
   std::unique_ptr<SequenceClassifier> classifier;  // the classifier kinds
   std::unique_ptr<LoraSet> lora;  // an instruct run's adapters on lm (after lm: goes first)
   std::unique_ptr<Tokenizer> tokenizer;
-  std::optional<TrainConfig> train_config;                  // train runs and checkpoints
-  std::optional<finetune::FinetuneConfig> finetune_config;  // fine-tuning runs
-  int64_t step = 0;                                         // the checkpoint's step (runs)
+  std::optional<TrainConfig> train_config;        // train runs and checkpoints
+  std::optional<FinetuneConfig> finetune_config;  // fine-tuning runs
+  int64_t step = 0;                               // the checkpoint's step (runs)
   std::string checkpoint;  // the file the weights came from ("" for a preset)
   int64_t max_length = 0;  // classifiers: texts are cut and padded to this (0: not padded)
   int32_t pad_id = 0;      // classifiers: the padding id

@@ -11,7 +11,7 @@
 #include "util/error.h"
 #include "util/json_read.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 
 namespace {
 
@@ -205,4 +205,4 @@ FinetuneConfig FinetuneConfig::from_saved(const nlohmann::json& j, const std::st
   return c;
 }
 
-}  // namespace tinylm::finetune
+}  // namespace tinylm

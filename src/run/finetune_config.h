@@ -21,7 +21,7 @@
 #include "run/dist_settings.h"
 #include "run/shared_settings.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 
 // The "finetune" section: the shared optimizer and loop fields (run/shared_settings.h)
 // with the course's defaults, and those of fine-tuning alone.
@@ -88,4 +88,4 @@ struct FinetuneConfig {
   void validate_task_fields() const;
 };
 
-}  // namespace tinylm::finetune
+}  // namespace tinylm

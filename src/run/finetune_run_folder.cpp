@@ -6,7 +6,7 @@
 #include "util/error.h"
 #include "util/files.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 
 void require_finetune_run(const std::string& dir, const std::string& task,
                           const std::string& verb) {
@@ -28,4 +28,4 @@ nlohmann::json saved_config(const FinetuneConfig& config, const nlohmann::json& 
   return j;
 }
 
-}  // namespace tinylm::finetune
+}  // namespace tinylm

@@ -19,7 +19,7 @@
 #include "run/finetune_config.h"
 #include "util/error.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 
 inline std::string checkpoint_path(const std::string& dir) {
   return dir + "/last.safetensors";
@@ -44,4 +44,4 @@ auto naming_checkpoint(const std::string& path, F&& read) {
   }
 }
 
-}  // namespace tinylm::finetune
+}  // namespace tinylm

@@ -17,7 +17,7 @@
 #include "run/trainable.h"
 #include "util/rng.h"
 
-namespace tinylm::finetune {
+namespace tinylm {
 
 // Freezes / unfreezes `model` per config.finetune.trainable; under lora, attaches the
 // adapters first (A from rng, B zeros; they must be destroyed before the model).
@@ -25,4 +25,4 @@ namespace tinylm::finetune {
 // last:N beyond the blocks, a LoRA target on the LM head).
 Trainables set_lm_trainable(GPT& model, const FinetuneConfig& config, Rng& rng);
 
-}  // namespace tinylm::finetune
+}  // namespace tinylm

@@ -32,7 +32,7 @@ void write_json(const std::string& path, const nlohmann::json& j) {
   std::ofstream(path) << j.dump(1);
 }
 
-// Item 6: every field of reference.json is read through a checked accessor.
+// Every field of reference.json is read through a checked accessor.
 TEST(BadInput, VerifyReadsReferenceJsonChecked) {
   const std::string dir = micro_copy("verifyjson");
   const nlohmann::json good = reference(dir);
@@ -65,7 +65,7 @@ TEST(BadInput, VerifyReadsReferenceJsonChecked) {
   fs::remove_all(dir);
 }
 
-// Item 6: a targets tensor smaller than input_ids is refused, not read past its end.
+// A targets tensor smaller than input_ids is refused, not read past its end.
 TEST(BadInput, VerifyChecksTheReferenceTensors) {
   const std::string dir = micro_copy("verifytensors");
   const SafeTensors ref = load_safetensors(dir + "/reference.safetensors");
@@ -86,7 +86,7 @@ TEST(BadInput, VerifyChecksTheReferenceTensors) {
   fs::remove_all(dir);
 }
 
-// Item 7: sizes are checked against the weights file and the machine before allocating.
+// Sizes are checked against the weights file and the machine before allocating.
 TEST(BadInput, AbsurdSizesAreRefusedBeforeAllocating) {
   const std::string dir = micro_copy("sizes");
   const nlohmann::json config = nlohmann::json::parse(read_file(dir + "/config.json"));
@@ -117,7 +117,7 @@ TEST(BadInput, AbsurdSizesAreRefusedBeforeAllocating) {
   fs::remove_all(dir);
 }
 
-// Item 7: a checkpoint whose metadata claims absurd sizes is refused before the model
+// A checkpoint whose metadata claims absurd sizes is refused before the model
 // is built (the sizes are checked against its tensors).
 TEST(BadInput, CheckpointMetadataSizesAreCheckedAgainstItsTensors) {
   const std::string dir = fresh_dir("ckptsizes");
@@ -147,7 +147,7 @@ TEST(BadInput, CheckpointMetadataSizesAreCheckedAgainstItsTensors) {
   fs::remove_all(dir);
 }
 
-// Item 6: a config naming a key twice is refused.
+// A config naming a key twice is refused.
 TEST(BadInput, DuplicateKeysInAConfig) {
   const std::string dir = fresh_dir("dupkeys");
   std::ofstream(dir + "/c.json")
@@ -156,7 +156,7 @@ TEST(BadInput, DuplicateKeysInAConfig) {
   fs::remove_all(dir);
 }
 
-// Item 8: odd arguments and unwritable outputs.
+// Odd arguments and unwritable outputs.
 TEST(BadInput, ArgumentsAndOutputs) {
   const std::string dir = fresh_dir("args");
   std::ofstream(dir + "/file") << "x";

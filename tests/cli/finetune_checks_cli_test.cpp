@@ -40,15 +40,15 @@ TEST(FinetuneChecks, SizesFloatsAndTheOtherTasksSettingsAreCheckedUpFront) {
                                " --config " +
                                write_settings(tmp, tiny_instruct_settings(), "instruct.json");
   const std::string out = tmp + "/run";
-  // Item 9: a model that cannot fit, before any allocation.
+  // A model that cannot fit, before any allocation.
   expect_refused(classify + " --set model.d_model=65536", out, "memory");
   expect_refused(instruct + " --set model.n_layer=1000000000", out, "memory");
-  // Item 11: floats beyond float's range.
+  // Floats beyond float's range.
   for (const char* s :
        {"finetune.lr=1e39", "finetune.weight_decay=1e39", "finetune.eps=1e-50", "lora.alpha=1e39"})
     expect_refused(instruct + " --set " + s, out,
                    std::string(s).substr(0, std::string(s).find('=')));
-  // Item 19: the other task's settings are validated too.
+  // The other task's settings are validated too.
   expect_refused(classify + " --set finetune.test_fraction=-1", out, "finetune.test_fraction");
   expect_refused(instruct + " --set finetune.format=xml", out, "finetune.format");
   expect_refused(instruct + " --set 'finetune.labels=[\"a\",\"a\"]'", out, "finetune.labels");
@@ -84,7 +84,7 @@ TEST(FinetuneChecks, CountsHaveUpperBoundsAndStepCountsDoNotOverflow) {
   fs::remove_all(tmp);
 }
 
-// Item 12: a temperature that is 0 as a float is refused before step 1.
+// A temperature that is 0 as a float is refused before step 1.
 TEST(FinetuneChecks, ATemperatureThatUnderflowsIsRefusedBeforeTraining) {
   const std::string tmp = fresh_dir("ft-checks-temp");
   write_file_atomic(tmp + "/corpus.txt", "hello world, hello tinylm. ");
@@ -98,7 +98,7 @@ TEST(FinetuneChecks, ATemperatureThatUnderflowsIsRefusedBeforeTraining) {
   fs::remove_all(tmp);
 }
 
-// Item 18: with no validation split, no val number is printed or logged.
+// With no validation split, no val number is printed or logged.
 TEST(FinetuneChecks, AnEmptySplitIsSaidSoAndLogsNoNumber) {
   const std::string tmp = fresh_dir("ft-checks-empty");
   const std::string spam = write_spam_file(tmp + "/spam.tsv", 30);
@@ -117,7 +117,7 @@ TEST(FinetuneChecks, AnEmptySplitIsSaidSoAndLogsNoNumber) {
   fs::remove_all(tmp);
 }
 
-// Item 20: a text that is only <|endoftext|> under mean pooling, named by file and line.
+// A text that is only <|endoftext|> under mean pooling, named by file and line.
 TEST(FinetuneChecks, AnAllPaddingTextUnderMeanPoolingIsRefusedByLine) {
   const std::string tmp = fresh_dir("ft-checks-pad");
   const std::string spam = write_spam_file(tmp + "/spam.tsv", 30);
@@ -129,7 +129,7 @@ TEST(FinetuneChecks, AnAllPaddingTextUnderMeanPoolingIsRefusedByLine) {
   fs::remove_all(tmp);
 }
 
-// Item 10: a fine-tuning checkpoint's metadata is read through the checked accessor:
+// A fine-tuning checkpoint's metadata is read through the checked accessor:
 // a wrong type, a negative length, a pad id past int32 or a model too large for memory
 // exits 2 naming the checkpoint and the field, in every verb that opens the run.
 TEST(FinetuneChecks, CheckpointMetadataIsCheckedAndNamed) {

@@ -49,7 +49,7 @@ void expect_refused_out(const std::string& dir, const std::string& out, const st
   EXPECT_EQ(listing(dir), before) << out;
 }
 
-// Item 1: a folder under the old temporary name is someone else's, and stays.
+// A folder under the old temporary name is someone else's, and stays.
 TEST(LoraMerge, NeverRemovesWhatItDidNotMake) {
   const std::string dir = fresh_dir("merge-tmp-name");
   fs::create_directory(dir + "/m.tmp-merge");
@@ -73,7 +73,7 @@ TEST(LoraMerge, NeverRemovesWhatItDidNotMake) {
   fs::remove_all(dir);
 }
 
-// Item 14: an --out that cannot be the merged folder exits 2 naming it, with no debris.
+// An --out that cannot be the merged folder exits 2 naming it, with no debris.
 TEST(LoraMerge, AnOutThatCannotBeWrittenExits2AndLeavesNothing) {
   const std::string dir = fresh_dir("merge-bad-out");
   std::ofstream(dir + "/file") << "x";
@@ -116,7 +116,7 @@ std::string train_lora_run(const std::string& dir) {
   return dir + "/run";
 }
 
-// Item 15: a run that trained LoRA already holds its adapters; merging one into it again
+// A run that trained LoRA already holds its adapters; merging one into it again
 // would apply LoRA twice.
 TEST(LoraMerge, ARunThatTrainedLoraIsRefusedAsTheBase) {
   const std::string dir = fresh_dir("merge-lora-run");
@@ -216,7 +216,7 @@ std::string edited_adapter(const std::string& dir, const std::string& name,
   return out;
 }
 
-// Item 16: no adapter tensor is skipped, and no NaN or infinity is written.
+// No adapter tensor is skipped, and no NaN or infinity is written.
 TEST(LoraMerge, UnknownTensorsAndNonFiniteValuesExit2AndWriteNothing) {
   const std::string dir = fresh_dir("merge-bad-adapter");
   const auto expect_refused = [&](const std::string& adapter, const std::string& words) {

@@ -54,7 +54,7 @@ int64_t step_of(const std::string& checkpoint) {
   return read_checkpoint_state(checkpoint).step;
 }
 
-// Item 1: a folder tinylm did not create is refused, and nothing in it is touched.
+// A folder tinylm did not create is refused, and nothing in it is touched.
 TEST(RunFolder, ForeignFolderIsRefusedUntouched) {
   const std::string dir = fresh_dir("foreign");
   const std::string cfg = tiny_config(dir);
@@ -79,7 +79,7 @@ TEST(RunFolder, ForeignFolderIsRefusedUntouched) {
   fs::remove_all(dir);
 }
 
-// Item 2: best.safetensors without last.safetensors (kill -9 after an evaluation, before
+// best.safetensors without last.safetensors (kill -9 after an evaluation, before
 // the first checkpoint) resumes from best; a fresh run says what is there.
 TEST(RunFolder, BestWithoutLastResumes) {
   const std::string dir = fresh_dir("bestonly");
@@ -131,7 +131,7 @@ TEST(RunFolder, ResumeRefusesADamagedCheckpoint) {
   fs::remove_all(dir);
 }
 
-// Item 3: the sample settings and prompt are checked before step 1 (no folder is made).
+// The sample settings and prompt are checked before step 1 (no folder is made).
 TEST(RunFolder, SampleSettingsAreCheckedBeforeStepOne) {
   const std::string dir = fresh_dir("samplecheck");
   const std::string cfg = tiny_config(dir);
@@ -150,7 +150,7 @@ TEST(RunFolder, SampleSettingsAreCheckedBeforeStepOne) {
   fs::remove_all(dir);
 }
 
-// Item 4: a second run into a folder in use (fresh or --resume) is refused.
+// A second run into a folder in use (fresh or --resume) is refused.
 TEST(RunFolder, SecondRunIntoALockedFolderIsRefused) {
   const std::string dir = fresh_dir("lock");
   const std::string cfg = tiny_config(dir, R"(, "max_steps": 1000000, "checkpoint_interval": 20)");
@@ -178,7 +178,7 @@ TEST(RunFolder, SecondRunIntoALockedFolderIsRefused) {
   fs::remove_all(dir);
 }
 
-// Item 5: an lr that overflows float is bad input; no checkpoint is ever written with
+// An lr that overflows float is bad input; no checkpoint is ever written with
 // non-finite weights.
 TEST(RunFolder, NonFiniteSettingsAndWeightsAreRefused) {
   const std::string dir = fresh_dir("nonfinite");
@@ -205,7 +205,7 @@ TEST(RunFolder, NonFiniteSettingsAndWeightsAreRefused) {
   fs::remove_all(dir);
 }
 
-// Item 10: on --resume only some settings may change; max_steps <= the step is refused;
+// On --resume only some settings may change; max_steps <= the step is refused;
 // config.json is never rewritten by a refused resume.
 TEST(RunFolder, ResumeChangesOnlyWhatMayChange) {
   const std::string dir = fresh_dir("resumechange");
@@ -238,7 +238,7 @@ TEST(RunFolder, ResumeChangesOnlyWhatMayChange) {
   fs::remove_all(dir);
 }
 
-// Item 9: a BPE vocabulary is stored in the run: sampling needs neither the folder it
+// A BPE vocabulary is stored in the run: sampling needs neither the folder it
 // came from nor the working directory, and a vocabulary retrained in place is refused.
 TEST(RunFolder, BpeTokenizerIsStoredInTheRun) {
   const std::string dir = fresh_dir("bpestore");

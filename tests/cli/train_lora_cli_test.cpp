@@ -12,7 +12,7 @@
 #include "cli/cli_test_util.h"
 #include "io/safetensors.h"
 #include "model/hf_gpt2.h"
-#include "open/run_model.h"
+#include "open/loaded_run.h"
 #include "util/source_dir.h"
 
 namespace tinylm::testing {

@@ -50,7 +50,6 @@
 namespace {
 
 using namespace tinylm;
-using namespace tinylm::finetune;
 
 constexpr double kMaxBuiltParameters = 1 << 20;
 

@@ -53,8 +53,9 @@ LoraConfig config(int64_t r, std::vector<std::string> targets, float alpha = 8.0
 const std::vector<int32_t> kLoraIds = {1, 4, 7, 2, 9, 3, 3, 9, 2, 11};
 const std::vector<int32_t> kTargets = {4, 7, 2, 9, 3, 3, 9, 2, 11, 0};
 
-// The issue's figure, from the config alone (no 124M allocation).
-TEST(Lora, Gpt2SmallRank16CountsTheIssuesFigure) {
+// GPT-2 small with rank 16 on every projection: PEFT's count, from the config alone (no
+// 124M allocation).
+TEST(Lora, Gpt2SmallRank16CountsPeftsFigure) {
   const GPTConfig gpt2 = GPTConfig::preset("gpt2-124m");
   EXPECT_EQ(lora_parameter_count(gpt2, 0, config(16, {"c_attn", "c_proj", "c_fc"})), 2359296);
   // c_attn alone: 12 * 16 * (768 + 2304)

@@ -19,7 +19,7 @@
 #include "model/hf_gpt2.h"
 #include "model/openai_folder_writer.h"
 #include "open/base_model.h"
-#include "open/run_model.h"
+#include "open/loaded_run.h"
 #include "run/run_folder.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "train/trainer.h"
@@ -113,7 +113,6 @@ TEST(OpenModel, TrainRunFolderAndCheckpointFile) {
 
 TEST(OpenModel, FineTuningRunsGiveTheirModelAndSettings) {
   const std::string dir = testing::temp_path("open-finetune");
-  using finetune::FinetuneConfig;
   FinetuneConfig c = FinetuneConfig::from_json(testing::tiny_classify_settings(), "classify");
   c.base = "gpt2-124m";
   c.data = testing::write_spam_file(dir + "-spam.tsv", 30);

@@ -30,7 +30,7 @@ TEST(ServedRuns, AnInstructLoraRunAnswersAsRespondDoes) {
   const std::string dir = tinylm::testing::temp_path("serve-instruct-lora");
   json settings = tinylm::testing::tiny_instruct_settings();
   settings["lora"] = {{"r", 4}, {"alpha", 8}};
-  finetune::FinetuneConfig c = finetune::FinetuneConfig::from_json(settings, "instruct");
+  FinetuneConfig c = FinetuneConfig::from_json(settings, "instruct");
   c.base = "gpt2-124m";
   c.data = tinylm::testing::write_instruction_file(dir + "-data.json", 12);
   c.finetune.epochs = 1;

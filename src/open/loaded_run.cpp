@@ -1,4 +1,4 @@
-#include "open/run_model.h"
+#include "open/loaded_run.h"
 
 #include "io/safetensors.h"
 #include "lora/lora.h"

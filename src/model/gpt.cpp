@@ -153,6 +153,27 @@ void GPT::backward_hidden(const Tensor& dhidden) {
   wpe.backward(dpos_);
 }
 
+nn::BufferPlan GPT::plan_buffers(const GPTConfig& c, const nn::StepShape& s,
+                                 bool embeddings_train) {
+  using nn::BufferUse;
+  const nn::Width C{"C", c.d_model};
+  nn::BufferPlan plan;
+  nn::Embedding::plan_buffers(plan, "wte", C, s);
+  nn::PositionalEncoding::plan_buffers(plan, "wpe", C, s);
+  plan.add_rows(BufferUse::kForward, "x0 = tok + pos", s, C);
+  nn::Dropout::plan_buffers(plan, "embd_drop", C, s, s.training && c.dropout > 0.0f,
+                            embeddings_train);
+  const size_t first_block = plan.buffers.size();
+  nn::TransformerBlock::plan_buffers(plan, "h.*", block_config(c), s);
+  plan.repeat_since(first_block, c.n_layer);
+  nn::LayerNorm::plan_buffers(plan, "ln_f", C, s);
+  plan.add_rows(BufferUse::kForward, "logits, dlogits (forward_loss)", s, {"V", c.vocab_size}, 2);
+  plan.add_rows(BufferUse::kBackward, "head: dxf", s, C);
+  if (embeddings_train) plan.add(BufferUse::kBackward, "dpos (batch sum)", "[T, C]", s.T * C.n);
+  nn::MultiHeadAttention::plan_backward_buffers(plan, C, s);
+  return plan;
+}
+
 ParameterList GPT::parameters() {
   ParameterList list;
   wte.parameters(list, "wte.");

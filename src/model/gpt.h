@@ -68,6 +68,13 @@ class GPT {
   void zero_grad();
 
   ParameterList parameters();
+  // What a step of s keeps (nn/buffer_plan.h), from the config alone (nothing is
+  // allocated): every module's buffers, a block's once with n_layer copies, x0, the
+  // logits and dlogits, dxf and dpos, and attention backward's shared set. With
+  // embeddings_train false (frozen embeddings, a LoRA run) backward stops above them: no
+  // embedding dropout dx, no dpos.
+  static nn::BufferPlan plan_buffers(const GPTConfig& c, const nn::StepShape& s,
+                                     bool embeddings_train = true);
   int64_t num_parameters();  // each tensor once (a tied head is not counted again)
   const GPTConfig& config() const { return config_; }
 

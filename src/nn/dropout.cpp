@@ -5,6 +5,13 @@
 
 namespace tinylm::nn {
 
+void Dropout::plan_buffers(BufferPlan& plan, const std::string& prefix, const Width& w,
+                           const StepShape& s, bool active, bool backward) {
+  if (!active) return;
+  plan.add_rows(BufferUse::kForward, prefix + ": mask, y", s, w, 2);
+  if (backward) plan.add_rows(BufferUse::kBackward, prefix + ": dx", s, w);
+}
+
 Tensor Dropout::forward(const Tensor& x, const Context& ctx) {
   active_ = ctx.training && p_ > 0.0f;
   if (!active_) return x;

@@ -3,6 +3,9 @@
 //             (x [B, ...] with B = ctx.rows: masks keyed by sequence)
 //   backward: dy -> dx = dy * mask (or dy itself when inactive)
 #pragma once
+#include <string>
+
+#include "nn/buffer_plan.h"
 #include "nn/context.h"
 #include "tensor/tensor.h"
 
@@ -15,6 +18,10 @@ class Dropout {
   Tensor forward(const Tensor& x, const Context& ctx);
   Tensor backward(const Tensor& dy);
   float p() const { return p_; }
+  // What a step keeps when active (a training step with p > 0; else forward hands x back
+  // and keeps nothing): the mask and y, and dx when backward reaches it.
+  static void plan_buffers(BufferPlan& plan, const std::string& prefix, const Width& w,
+                           const StepShape& s, bool active, bool backward = true);
 
  private:
   float p_;

@@ -25,6 +25,12 @@ void Embedding::backward(const Tensor& dy) {
   on(dy).embedding_backward(dy.data(), ids_on_device_, weight.grad.data(), n_, num_, dim_);
 }
 
+void Embedding::plan_buffers(BufferPlan& plan, const std::string& prefix, const Width& dim,
+                             const StepShape& s) {
+  plan.add(BufferUse::kForward, prefix + ": ids (int32)", "[B, T]", s.rows());
+  plan.add_rows(BufferUse::kForward, prefix + ": y", s, dim);
+}
+
 void Embedding::parameters(ParameterList& list, const std::string& prefix) {
   list.push_back({prefix + "weight", &weight});
 }

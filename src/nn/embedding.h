@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "nn/buffer_plan.h"
 #include "tensor/device_ids.h"
 #include "tensor/parameter.h"
 #include "util/rng.h"
@@ -23,6 +24,9 @@ class Embedding {
   void backward(const Tensor& dy);
   void init(Rng& rng, float std);
   void parameters(ParameterList& list, const std::string& prefix);
+  // What a step keeps: the ids [B, T] (int32) and y [B, T, dim].
+  static void plan_buffers(BufferPlan& plan, const std::string& prefix, const Width& dim,
+                           const StepShape& s);
 
   Parameter weight;  // [V, C]
 

@@ -26,6 +26,14 @@ Tensor FeedForward::backward(const Tensor& dy) {
   return c_fc.backward(da_);
 }
 
+void FeedForward::plan_buffers(BufferPlan& plan, const std::string& prefix, const Width& d_model,
+                               const Width& d_ff, const StepShape& s) {
+  Linear::plan_buffers(plan, prefix + ".c_fc", d_model, d_ff, s);  // y: the pre-activation
+  plan.add_rows(BufferUse::kForward, prefix + ": activation", s, d_ff);
+  Linear::plan_buffers(plan, prefix + ".c_proj", d_ff, d_model, s);
+  plan.add_rows(BufferUse::kBackward, prefix + ": d(pre-activation)", s, d_ff);
+}
+
 void FeedForward::parameters(ParameterList& list, const std::string& prefix) {
   c_fc.parameters(list, prefix + "c_fc.");
   c_proj.parameters(list, prefix + "c_proj.");

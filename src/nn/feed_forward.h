@@ -20,6 +20,10 @@ class FeedForward {
   void init(Rng& rng, float std, float proj_std);
   void parameters(ParameterList& list, const std::string& prefix);
   ops::Activation activation() const { return act_; }
+  // What a step keeps: c_fc's and c_proj's, the activation [B, T, F], and
+  // d(pre-activation) [B, T, F] for backward.
+  static void plan_buffers(BufferPlan& plan, const std::string& prefix, const Width& d_model,
+                           const Width& d_ff, const StepShape& s);
 
   Linear c_fc, c_proj;
 

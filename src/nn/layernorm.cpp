@@ -16,6 +16,13 @@ void LayerNorm::init() {
   if (has_bias_) bias.value.zero();
 }
 
+void LayerNorm::plan_buffers(BufferPlan& plan, const std::string& prefix, const Width& dim,
+                             const StepShape& s) {
+  plan.add(BufferUse::kForward, prefix + ": y, mean, rstd", "[B, T, " + dim.name + "] + 2 x [B, T]",
+           s.rows() * (dim.n + 2));
+  plan.add_rows(BufferUse::kBackward, prefix + ": dx", s, dim);
+}
+
 Tensor LayerNorm::forward(const Tensor& x) {
   require(x.dim(-1) == dim_, [&] {
     return "LayerNorm: input " + shape_str(x.shape()) + " does not end in " + std::to_string(dim_);

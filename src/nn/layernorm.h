@@ -5,6 +5,7 @@
 #pragma once
 #include <string>
 
+#include "nn/buffer_plan.h"
 #include "tensor/parameter.h"
 
 namespace tinylm::nn {
@@ -18,6 +19,9 @@ class LayerNorm {
   Tensor backward(const Tensor& dy);
   void init();
   void parameters(ParameterList& list, const std::string& prefix);
+  // What a step keeps: y, mean, rstd (x_ is a handle), and dx for backward.
+  static void plan_buffers(BufferPlan& plan, const std::string& prefix, const Width& dim,
+                           const StepShape& s);
   int64_t dim() const { return dim_; }
   float eps() const { return eps_; }
   // The bias, or null when the norm has none.

@@ -44,6 +44,12 @@ Tensor Linear::backward(const Tensor& dy) {
   return dx_;
 }
 
+void Linear::plan_buffers(BufferPlan& plan, const std::string& prefix, const Width& in,
+                          const Width& out, const StepShape& s) {
+  plan.add_rows(BufferUse::kForward, prefix + ": y", s, out);
+  plan.add_rows(BufferUse::kBackward, prefix + ": dx", s, in);
+}
+
 void Linear::parameters(ParameterList& list, const std::string& prefix) {
   list.push_back({prefix + "weight", &weight});
   if (has_bias_) list.push_back({prefix + "bias", &bias});

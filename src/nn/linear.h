@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "nn/buffer_plan.h"
 #include "nn/context.h"
 #include "nn/linear_adapter.h"
 #include "tensor/parameter.h"
@@ -25,6 +26,10 @@ class Linear {
   Tensor backward(const Tensor& dy);
   void init(Rng& rng, float std);
   void parameters(ParameterList& list, const std::string& prefix);
+  // What a step keeps (x [B, T, in]): y [B, T, out] (x_ is a handle to the caller's
+  // input), and dx [B, T, in] for backward.
+  static void plan_buffers(BufferPlan& plan, const std::string& prefix, const Width& in,
+                           const Width& out, const StepShape& s);
 
   int64_t in_features() const { return in_; }
   int64_t out_features() const { return out_; }

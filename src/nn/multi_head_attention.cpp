@@ -128,6 +128,26 @@ Tensor MultiHeadAttention::backward(const Tensor& dout) {
   return dx;
 }
 
+void MultiHeadAttention::plan_buffers(BufferPlan& plan, const std::string& prefix,
+                                      const Width& d_model, int64_t n_head, const StepShape& s) {
+  const int64_t C = d_model.n, H = n_head, B = s.B, T = s.T;
+  Linear::plan_buffers(plan, prefix + ".c_attn", d_model, {"3C", 3 * C}, s);  // y: qkv
+  plan.add(BufferUse::kForward, prefix + ": q, k, v, y by head", "4 x [B, H, T, dh]",
+           4 * s.rows() * C);
+  if (s.training)
+    plan.add(BufferUse::kForward, prefix + ": row log-sum-exp (tiled)", "[B, H, T]", B * H * T);
+  else
+    plan.add(BufferUse::kForward, prefix + ": weights att", "[B, H, T, T]", B * H * T * T);
+  plan.add_rows(BufferUse::kForward, prefix + ": merged heads", s, d_model);
+  Linear::plan_buffers(plan, prefix + ".c_proj", d_model, d_model, s);
+}
+
+void MultiHeadAttention::plan_backward_buffers(BufferPlan& plan, const Width& d_model,
+                                               const StepShape& s) {
+  plan.add(BufferUse::kTransient, "attention backward: dy, dq, dk, dv, dqkv",
+           "4 x [B, H, T, dh] + [B, T, 3C]", 7 * s.rows() * d_model.n);
+}
+
 void MultiHeadAttention::parameters(ParameterList& list, const std::string& prefix) {
   c_attn.parameters(list, prefix + "c_attn.");
   c_proj.parameters(list, prefix + "c_proj.");

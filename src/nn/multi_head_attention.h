@@ -34,6 +34,14 @@ class MultiHeadAttention {
 
   void init(Rng& rng, float std, float proj_std);
   void parameters(ParameterList& list, const std::string& prefix);
+  // What a step keeps (x [B, T, C]): c_attn's and c_proj's, q, k, v, y by head, the
+  // merged heads, and a training step's row log-sum-exp [B, H, T] (tiled kernels) or
+  // another forward's weights att [B, H, T, T].
+  static void plan_buffers(BufferPlan& plan, const std::string& prefix, const Width& d_model,
+                           int64_t n_head, const StepShape& s);
+  // Backward's work buffers, one set for every attention layer: dy, dq, dk, dv by head
+  // and dqkv [B, T, 3C].
+  static void plan_backward_buffers(BufferPlan& plan, const Width& d_model, const StepShape& s);
   const Tensor& attention() const { return att_; }
   int64_t n_head() const { return n_head_; }
   int64_t d_model() const { return d_model_; }

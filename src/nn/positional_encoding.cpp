@@ -51,6 +51,11 @@ void PositionalEncoding::backward(const Tensor& dpe) {
   on(dpe).add(g, dpe.data(), g, dpe.numel());
 }
 
+void PositionalEncoding::plan_buffers(BufferPlan& plan, const std::string& prefix, const Width& dim,
+                                      const StepShape& s) {
+  plan.add(BufferUse::kForward, prefix + ": y", "[T, " + dim.name + "]", s.T * dim.n);
+}
+
 void PositionalEncoding::parameters(ParameterList& list, const std::string& prefix) {
   if (learned_) list.push_back({prefix + "weight", &weight});
 }

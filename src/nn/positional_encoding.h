@@ -7,6 +7,7 @@
 #pragma once
 #include <string>
 
+#include "nn/buffer_plan.h"
 #include "tensor/parameter.h"
 #include "util/rng.h"
 
@@ -22,6 +23,9 @@ class PositionalEncoding {
   void init(Rng& rng, float std);  // learned: normal(0, std); sinusoidal: nothing to do
   void parameters(ParameterList& list, const std::string& prefix);
   bool learned() const { return learned_; }
+  // What a step keeps: y [T, dim].
+  static void plan_buffers(BufferPlan& plan, const std::string& prefix, const Width& dim,
+                           const StepShape& s);
 
   Parameter weight;  // learned: the table; sinusoidal: the fixed table (not trained)
 

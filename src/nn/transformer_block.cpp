@@ -48,6 +48,20 @@ Tensor TransformerBlock::forward(const Tensor& x, const Context& ctx,
   return ln_2.forward(sum2_);
 }
 
+void TransformerBlock::plan_buffers(BufferPlan& plan, const std::string& prefix,
+                                    const BlockConfig& c, const StepShape& s) {
+  const Width C{"C", c.d_model}, F{"F", c.d_ff};
+  const bool drop = s.training && c.dropout > 0.0f;
+  LayerNorm::plan_buffers(plan, prefix + ".ln_1", C, s);
+  MultiHeadAttention::plan_buffers(plan, prefix + ".attn", C, c.n_head, s);
+  Dropout::plan_buffers(plan, prefix + ".attn_drop", C, s, drop);
+  LayerNorm::plan_buffers(plan, prefix + ".ln_2", C, s);
+  FeedForward::plan_buffers(plan, prefix + ".mlp", C, F, s);
+  Dropout::plan_buffers(plan, prefix + ".mlp_drop", C, s, drop);
+  plan.add_rows(BufferUse::kForward, prefix + ": residual sums", s, C, 2);
+  plan.add_rows(BufferUse::kBackward, prefix + ": dh, dx (residual stream)", s, C, 2);
+}
+
 Tensor TransformerBlock::backward(const Tensor& dy) {
   if (pre_ln_) {
     // y = h + mlp(ln_2(h)): dh = dy + ln_2'(mlp'(dy))

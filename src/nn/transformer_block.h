@@ -24,6 +24,10 @@ class TransformerBlock {
   void init(Rng& rng, float std, float proj_std);
   void parameters(ParameterList& list, const std::string& prefix);
   bool pre_ln() const { return pre_ln_; }
+  // What a step keeps (x [B, T, C]): its modules', the two residual sums (pre-LN h_ and
+  // y_, post-LN sum1_ and sum2_), and dh, dx for backward.
+  static void plan_buffers(BufferPlan& plan, const std::string& prefix, const BlockConfig& c,
+                           const StepShape& s);
   // out = a + b, or out = b when the residual connection is switched off.
   void add_residual(const Tensor& a, const Tensor& b, Tensor& out) const;
 

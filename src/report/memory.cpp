@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "model/gpt.h"
 #include "report/flops.h"
 #include "report/param_table.h"
 #include "util/checked_math.h"
@@ -47,47 +48,16 @@ void add_weight_rows(Rows& r, const GPTConfig& c, int64_t N, const LoraAdapters*
     r.add(S::Weights, "sinusoidal position table", "[block_size, C]", c.block_size * c.d_model);
 }
 
-// What the forward pass keeps for backward: embeddings, each block, final norm and loss.
-void add_forward_rows(Rows& r, const Sizes& z, bool training) {
-  const int64_t B = z.B, T = z.T, H = z.H, L = z.L, BT = z.BT, BTC = z.BTC, BTF = z.BTF;
-  r.add(S::Forward, "token ids (int32, kept by wte)", "[B, T]", BT);
-  r.add(S::Forward, "wte output, x0 = tok + pos", "2 x [B, T, C]", 2 * BTC);
-  r.add(S::Forward, "wpe output", "[T, C]", T * z.C);
-  if (z.drop) r.add(S::Forward, "embedding dropout mask, output", "2 x [B, T, C]", 2 * BTC);
-  r.add(S::Forward, "block: ln_1 output, mean, rstd", "[B, T, C] + 2 x [B, T]", BTC + 2 * BT, L);
-  r.add(S::Forward, "block: attn.c_attn output qkv", "[B, T, 3C]", 3 * BTC, L);
-  r.add(S::Forward, "block: q, k, v, y split by head", "4 x [B, H, T, dh]", 4 * BTC, L);
-  if (training)  // tiled attention keeps only each row's log-sum-exp (and dropout's key)
-    r.add(S::Forward, "block: attention row log-sum-exp (tiled)", "[B, H, T]", B * H * T, L);
-  else
-    r.add(S::Forward, "block: attention weights att", "[B, H, T, T]", B * H * T * T, L);
-  r.add(S::Forward, "block: merged heads, attn.c_proj output", "2 x [B, T, C]", 2 * BTC, L);
-  r.add(S::Forward, "block: ln_2 output, mean, rstd", "[B, T, C] + 2 x [B, T]", BTC + 2 * BT, L);
-  r.add(S::Forward, "block: mlp.c_fc output, activation", "2 x [B, T, F]", 2 * BTF, L);
-  r.add(S::Forward, "block: mlp.c_proj output", "[B, T, C]", BTC, L);
-  r.add(S::Forward, "block: residual sums", "2 x [B, T, C]", 2 * BTC, L);
-  if (z.drop)
-    r.add(S::Forward, "block: residual dropout masks, outputs", "4 x [B, T, C]", 4 * BTC, L);
-  r.add(S::Forward, "ln_f output, mean, rstd", "[B, T, C] + 2 x [B, T]", BTC + 2 * BT);
-  r.add(S::Forward, "logits, dlogits (forward_loss)", "2 x [B, T, V]", 2 * BT * z.V);
-}
-
-// The backward buffers the modules keep between steps, and MultiHeadAttention::backward's
-// work buffers (one set, shared by every block). With the embeddings frozen (LoRA),
-// GPT::backward stops above them: no embedding dropout dx, no dpos.
-void add_backward_rows(Rows& r, const Sizes& z, bool embeddings_train) {
-  const int64_t L = z.L, BTC = z.BTC, BTF = z.BTF;
-  r.add(S::Backward, "head dxf, ln_f dx", "2 x [B, T, C]", 2 * BTC);
-  r.add(S::Backward, "block: ln_1 dx, ln_2 dx", "2 x [B, T, C]", 2 * BTC, L);
-  r.add(S::Backward, "block: attn.c_proj dx, attn.c_attn dx", "2 x [B, T, C]", 2 * BTC, L);
-  r.add(S::Backward, "block: mlp.c_proj dx, d(pre-activation)", "2 x [B, T, F]", 2 * BTF, L);
-  r.add(S::Backward, "block: mlp.c_fc dx", "[B, T, C]", BTC, L);
-  r.add(S::Backward, "block: dh, dx (residual stream)", "2 x [B, T, C]", 2 * BTC, L);
-  if (z.drop) r.add(S::Backward, "block: residual dropout dx", "2 x [B, T, C]", 2 * BTC, L);
-  if (z.drop && embeddings_train) r.add(S::Backward, "embedding dropout dx", "[B, T, C]", BTC);
-  if (embeddings_train) r.add(S::Backward, "dpos (batch sum)", "[T, C]", z.T * z.C);
-  r.add(S::Transient, "attention backward: dy, dq, dk, dv, dqkv", "4 x [B, H, T, dh] + [B, T, 3C]",
-        7 * BTC);
+// The model's own list of what a step keeps (GPT::plan_buffers), as rows.
+void add_model_rows(Rows& r, const GPTConfig& c, const Sizes& z, bool training,
+                    bool embeddings_train) {
+  const nn::BufferPlan plan = GPT::plan_buffers(c, {z.B, z.T, training}, embeddings_train);
+  for (const nn::PlannedBuffer& b : plan.buffers) {
+    const S section = b.use == nn::BufferUse::kForward    ? S::Forward
+                      : b.use == nn::BufferUse::kBackward ? S::Backward
+                                                          : S::Transient;
+    r.add(section, b.name, b.shape, b.elems, b.copies);
+  }
 }
 
 // The buffers each adapter keeps (LoraAdapter): u = drop(x) A^T and du [BT, r]; with
@@ -130,8 +100,7 @@ MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool tr
   Rows rows{m};
   const int64_t N = param_table(c).total;
   add_weight_rows(rows, c, N, lora);
-  add_forward_rows(rows, z, training);
-  add_backward_rows(rows, z, /*embeddings_train=*/lora == nullptr);
+  add_model_rows(rows, c, z, training, /*embeddings_train=*/lora == nullptr);
   if (lora) add_adapter_rows(rows, z, *lora, training);
   std::stable_sort(m.rows.begin(), m.rows.end(), [](const MemoryRow& a, const MemoryRow& b) {
     return a.section < b.section;  // the adapters' rows join their sections

@@ -1,23 +1,12 @@
-// Memory of one training step in float32 (4 bytes per element), in closed form for
-// batch B and sequence length T, derived from what tinylm's modules actually keep
-// (src/nn/*.cpp, src/model/gpt.cpp). B*T*C below is written BTC.
+// Memory of one training step in float32 (4 bytes per element) for batch B and sequence
+// length T, without allocating anything:
 //   weights:   parameters, gradients (allocated with every Parameter), AdamW m and v,
 //              and the fixed sinusoidal position table when used.
-//   forward:   tensors a forward_loss leaves alive for backward. Linear keeps a handle
-//              to its input (no copy) and owns its output; LayerNorm owns y, mean, rstd;
-//              MultiHeadAttention owns q, k, v, y [B, H, T, dh], the merged heads, and,
-//              when training, only each row's log-sum-exp [B, H, T] (the tiled kernel
-//              recomputes the weights and dropout's mask in backward; att [B, H, T, T]
-//              outside training); FeedForward owns the activation output; the block owns
-//              its two residual sums; GPT owns x0, logits and dlogits [B, T, V].
-//              Dropout (training, p > 0) owns a mask and an output per use.
-//   backward:  gradient buffers each module reuses from step to step (Linear dx,
-//              LayerNorm dx, FeedForward d(pre-activation), the block's dh and dx,
-//              GPT's dxf and dpos).
-//   transient: used within backward only: MultiHeadAttention's dy, dq, dk, dv and dqkv,
-//              one set shared by every block, kept between steps (the memory plan).
-// Per block, training with dropout off: forward 14 BTC + 2 BTF + B H T + 4 BT,
-// backward 7 BTC + 2 BTF, transient 7 BTC (F = d_ff).
+//   forward, backward, transient: the buffers the model's modules say a step keeps
+//              (GPT::plan_buffers: each module lists its own, nn/buffer_plan.h), one row
+//              each, a block's with n_layer copies. Per block, training with dropout off:
+//              forward 14 BTC + 2 BTF + B H T + 4 BT, backward 7 BTC + 2 BTF; attention
+//              backward's work buffers 7 BTC once (BTC = B*T*C, F = d_ff).
 // A LoRA run (docs/finetune.md) freezes every weight: frozen parameters have no gradient
 // buffer and no AdamW moments. Only the adapters train: per adapted layer [in -> out],
 // A [r, in] and B [out, r] with their gradients and moments, and the buffers

@@ -31,6 +31,18 @@ void LoraAdapter::init(Rng& rng) {
   B.value.zero();
 }
 
+void LoraAdapter::plan_buffers(nn::BufferPlan& plan, const std::string& prefix, int64_t in,
+                               int64_t r, float dropout, const nn::StepShape& s) {
+  using nn::BufferUse;
+  plan.add_rows(BufferUse::kForward, prefix + ": u = x A^T", s, {"r", r});
+  plan.add_rows(BufferUse::kBackward, prefix + ": du = s dy B", s, {"r", r});
+  if (!s.training || dropout <= 0.0f) return;
+  const int64_t elems = s.rows() * in;
+  plan.add(BufferUse::kForward, prefix + ": dropout xd, mask (1 byte)", "[B, T, in] x 1.25",
+           elems + (elems + 3) / 4);
+  plan.add_rows(BufferUse::kBackward, prefix + ": dropout dxd", s, {"in", in});
+}
+
 void LoraAdapter::forward_add(const float* x, float* y, int64_t N, const nn::Context& ctx) {
   const float* xin = x;
   keep_.clear();

@@ -50,6 +50,11 @@ class LoraAdapter : public nn::LinearAdapter {
   int64_t out() const { return out_; }
   int64_t rank() const { return r_; }
   float scaling() const { return scaling_; }
+  // What a step keeps (x [B, T, in]): u = drop(x) A^T and du [B, T, r]; with dropout in
+  // a training step, the dropped input xd and its mask (one byte per element: a quarter
+  // of a 4-byte element) and dxd [B, T, in].
+  static void plan_buffers(nn::BufferPlan& plan, const std::string& prefix, int64_t in, int64_t r,
+                           float dropout, const nn::StepShape& s);
 
  private:
   int64_t in_, out_, r_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "lora/lora.h"
 #include "model/gpt.h"
 #include "report/flops.h"
 #include "report/param_table.h"
@@ -60,19 +61,32 @@ void add_model_rows(Rows& r, const GPTConfig& c, const Sizes& z, bool training,
   }
 }
 
-// The buffers each adapter keeps (LoraAdapter): u = drop(x) A^T and du [BT, r]; with
-// adapter dropout in training, the dropped input xd [BT, in], its mask (one byte per
-// element) and dxd [BT, in].
+// "transformer.h.3.attn.c_attn" -> "h.*.attn.c_attn": the kind of layer an adapter is on.
+std::string layer_kind(const std::string& module) {
+  std::string m = module.rfind("transformer.", 0) == 0 ? module.substr(12) : module;
+  const size_t dot = m.find('.', 2);
+  if (m.rfind("h.", 0) == 0 && dot != std::string::npos) m = "h.*" + m.substr(dot);
+  return m;
+}
+
+// The buffers each adapter keeps, as LoraAdapter lists them (lora/lora.h): one row per
+// kind of adapted layer, copies = how many layers of that kind have one.
 void add_adapter_rows(Rows& r, const Sizes& z, const LoraAdapters& lora, bool training) {
-  const int64_t n = static_cast<int64_t>(lora.layers.size());
-  r.add(S::Forward, "LoRA: u = x A^T, per adapter", "[B, T, r]", z.BT * lora.r, n);
-  r.add(S::Backward, "LoRA: du = s dy B, per adapter", "[B, T, r]", z.BT * lora.r, n);
-  if (!training || lora.dropout <= 0) return;
-  int64_t in_elems = 0;  // sum over the adapters of BT x in
-  for (const AdapterLayer& a : lora.layers) in_elems += z.BT * a.in;
-  r.add(S::Forward, "LoRA dropout: xd, mask (1 byte), all adapters", "[B, T, in] x 1.25",
-        in_elems + (in_elems + 3) / 4);
-  r.add(S::Backward, "LoRA dropout: dxd, all adapters", "[B, T, in]", in_elems);
+  nn::BufferPlan plan;
+  for (const AdapterLayer& a : lora.layers)
+    LoraAdapter::plan_buffers(plan, "LoRA on " + layer_kind(a.module), a.in, lora.r, lora.dropout,
+                              {z.B, z.T, training});
+  const size_t first = r.m.rows.size();
+  for (const nn::PlannedBuffer& b : plan.buffers) {
+    const S section = b.use == nn::BufferUse::kForward ? S::Forward : S::Backward;
+    const auto same = std::find_if(r.m.rows.begin() + first, r.m.rows.end(), [&](auto& row) {
+      return row.section == section && row.component == b.name && row.elems == b.elems;
+    });
+    if (same != r.m.rows.end())
+      same->copies += b.copies;
+    else
+      r.add(section, b.name, b.shape, b.elems, b.copies);
+  }
 }
 
 }  // namespace

@@ -9,8 +9,8 @@
 //              backward's work buffers 7 BTC once (BTC = B*T*C, F = d_ff).
 // A LoRA run (docs/finetune.md) freezes every weight: frozen parameters have no gradient
 // buffer and no AdamW moments. Only the adapters train: per adapted layer [in -> out],
-// A [r, in] and B [out, r] with their gradients and moments, and the buffers
-// LoraAdapter keeps (src/lora/lora.cpp): u, du [BT, r], and with adapter dropout the
+// A [r, in] and B [out, r] with their gradients and moments, and the buffers each
+// adapter lists (LoraAdapter::plan_buffers): u, du [BT, r], and with adapter dropout the
 // dropped input xd, its byte mask and dxd [BT, in]. Backward stops above the frozen
 // embeddings: no dpos, no embedding dropout dx.
 #pragma once
@@ -23,7 +23,7 @@
 namespace tinylm::report {
 
 // The LoRA adapters a run trains beside its frozen weights (lora/lora.h), one layer per
-// adapted nn::Linear; built from the run's config by the caller (report does not link lora).
+// adapted nn::Linear; built from the run's config by the caller.
 struct AdapterLayer {
   std::string module;  // "transformer.h.0.attn.c_attn"
   int64_t in = 0, out = 0;

@@ -70,6 +70,12 @@ struct Backend {
   Kernel<void(const float*, const float*, const float*, const float*, const float*, float*, float*,
               float*, int64_t, int64_t)>
       layernorm_backward{"layernorm_backward"};
+  // ops/rmsnorm.h
+  Kernel<void(const float*, const float*, float*, float*, int64_t, int64_t, float)> rmsnorm_forward{
+      "rmsnorm_forward"};
+  Kernel<void(const float*, const float*, const float*, const float*, float*, float*, int64_t,
+              int64_t)>
+      rmsnorm_backward{"rmsnorm_backward"};
 
   // ops/activation.h
   Kernel<void(ops::Activation, const float*, float*, int64_t)> activation_forward{

@@ -1,15 +1,16 @@
 // The fast CPU kernels of ops/ as a backend table.
 #include "backend/registry.h"
 #include "ops/bf16.h"
-#include "ops/f16.h"
-#include "ops/q8_0.h"
 #include "ops/cross_entropy.h"
 #include "ops/dropout.h"
 #include "ops/embedding.h"
+#include "ops/f16.h"
 #include "ops/layernorm.h"
 #include "ops/layout.h"
 #include "ops/linear_packed.h"
 #include "ops/matmul.h"
+#include "ops/q8_0.h"
+#include "ops/rmsnorm.h"
 #include "ops/softmax.h"
 
 namespace tinylm {
@@ -37,6 +38,8 @@ const Backend& cpu_backend() {
       .linear_forward_packed = ops::linear_forward_packed,
       .layernorm_forward = ops::layernorm_forward,
       .layernorm_backward = ops::layernorm_backward,
+      .rmsnorm_forward = ops::rmsnorm_forward,
+      .rmsnorm_backward = ops::rmsnorm_backward,
       .activation_forward = ops::activation_forward,
       .activation_backward = ops::activation_backward,
       .softmax_forward = ops::softmax_forward,

@@ -11,6 +11,7 @@
 #include "ops/linear_packed.h"
 #include "ops/matmul.h"
 #include "ops/q8_0.h"
+#include "ops/rmsnorm.h"
 #include "ops/softmax.h"
 
 namespace tinylm {
@@ -38,6 +39,8 @@ const Backend& ref_backend() {
       .linear_forward_packed = ops::ref::linear_forward_packed,
       .layernorm_forward = ops::ref::layernorm_forward,
       .layernorm_backward = ops::ref::layernorm_backward,
+      .rmsnorm_forward = ops::ref::rmsnorm_forward,
+      .rmsnorm_backward = ops::ref::rmsnorm_backward,
       .activation_forward = ops::ref::activation_forward,
       .activation_backward = ops::ref::activation_backward,
       .softmax_forward = ops::ref::softmax_forward,

@@ -100,6 +100,70 @@ void add_layernorm_cases(std::vector<Case>& cases) {
 
 namespace {
 
+Case rmsnorm_forward_case(int64_t N, int64_t C, float eps) {
+  auto make = [=](Rng& rng) { return layernorm_inputs(N, C, rng); };
+  auto run = [=](const Backend& b, const Inputs& in) {
+    const Device d = b.device;
+    const Tensor x = upload(in["x"], d), w = upload(in["w"], d);
+    Tensor y = fresh(N * C, d), rstd = fresh(N, d);
+    b.rmsnorm_forward(x.data(), w.data(), y.data(), rstd.data(), N, C, eps);
+    return Outputs().add("y", y).add("rstd", rstd);
+  };
+  return {"rmsnorm_forward " + dims({{"N", N}, {"C", C}}) + " eps " + std::to_string(eps),
+          ENTRY(rmsnorm_forward),
+          make,
+          run,
+          {1e-5, 1e-5},
+          {{"rstd", {1e-5, 1e-6}}}};
+}
+
+// dw accumulates onto random values; rstd is what ref's forward wrote.
+Case rmsnorm_backward_case(int64_t N, int64_t C, bool dw_too) {
+  auto make = [=](Rng& rng) {
+    Inputs in = layernorm_inputs(N, C, rng);
+    in.f["dy"] = random_vec(N * C, rng);
+    in.f["dw"] = random_vec(C, rng);
+    std::vector<float> y(N * C), rstd(N);
+    host_ref().rmsnorm_forward(in["x"].data(), in["w"].data(), y.data(), rstd.data(), N, C, 1e-6f);
+    in.f["rstd"] = rstd;
+    return in;
+  };
+  auto run = [=](const Backend& b, const Inputs& in) {
+    const Device d = b.device;
+    const Tensor dy = upload(in["dy"], d), x = upload(in["x"], d), w = upload(in["w"], d),
+                 rstd = upload(in["rstd"], d);
+    Tensor dx = fresh(N * C, d), dw = upload(in["dw"], d);
+    b.rmsnorm_backward(dy.data(), x.data(), w.data(), rstd.data(), dx.data(),
+                       dw_too ? dw.data() : nullptr, N, C);
+    Outputs out;
+    out.add("dx", dx);
+    if (dw_too) out.add("dw", dw);
+    return out;
+  };
+  return {"rmsnorm_backward " + dims({{"N", N}, {"C", C}}) + (dw_too ? " dw" : " no-dw"),
+          ENTRY(rmsnorm_backward),
+          make,
+          run,
+          {1e-5, 1e-5}};
+}
+
+}  // namespace
+
+// Odd widths, one row, many rows, and the widths of the family's norms: SmolLM2's 576,
+// a head of 64 or 128 (Qwen3's q and k norms).
+void add_rmsnorm_cases(std::vector<Case>& cases) {
+  using Dims = std::pair<int64_t, int64_t>;
+  const Dims shapes[] = {{1, 1},   {7, 33},   {33, 7},   {65, 65},
+                         {1, 576}, {300, 64}, {97, 128}, {300, 200}};
+  for (auto [N, C] : shapes) {
+    cases.push_back(rmsnorm_forward_case(N, C, 1e-6f));
+    for (bool dw : {true, false}) cases.push_back(rmsnorm_backward_case(N, C, dw));
+  }
+  cases.push_back(rmsnorm_forward_case(9, 48, 1e-5f));
+}
+
+namespace {
+
 Case activation_case(ops::Activation a, int64_t N, bool backward) {
   auto make = [=](Rng& rng) {
     Inputs in;

@@ -50,6 +50,7 @@ const std::vector<Case>& all_cases() {
     add_q8_0_cases(c);
     add_packed_cases(c);
     add_layernorm_cases(c);
+    add_rmsnorm_cases(c);
     add_activation_cases(c);
     add_softmax_cases(c);
     add_attention_cases(c);
@@ -184,7 +185,8 @@ constexpr const char* kKernels[] = {
     "matmul", "linear_forward", "linear_backward", "to_bf16", "linear_forward_bf16",
     "to_f16", "linear_forward_f16", "quantize_q8_0", "linear_forward_q8_0", "pack_linear",
     "linear_forward_packed",
-    "layernorm_forward", "layernorm_backward", "activation_forward", "activation_backward",
+    "layernorm_forward", "layernorm_backward", "rmsnorm_forward", "rmsnorm_backward",
+    "activation_forward", "activation_backward",
     "softmax_forward", "softmax_backward", "attention_forward", "attention_backward",
     "attention_forward_tiled", "attention_backward_tiled", "embedding_forward",
     "embedding_backward", "dropout_forward", "dropout_backward", "cross_entropy", "add", "scale",

@@ -76,6 +76,11 @@ struct Backend {
   Kernel<void(const float*, const float*, const float*, const float*, float*, float*, int64_t,
               int64_t)>
       rmsnorm_backward{"rmsnorm_backward"};
+  // ops/rope.h
+  Kernel<void(const float*, const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t)>
+      rope_forward{"rope_forward"};
+  Kernel<void(const float*, const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t)>
+      rope_backward{"rope_backward"};
 
   // ops/activation.h
   Kernel<void(ops::Activation, const float*, float*, int64_t)> activation_forward{

@@ -11,6 +11,7 @@
 #include "ops/matmul.h"
 #include "ops/q8_0.h"
 #include "ops/rmsnorm.h"
+#include "ops/rope.h"
 #include "ops/softmax.h"
 
 namespace tinylm {
@@ -40,6 +41,8 @@ const Backend& cpu_backend() {
       .layernorm_backward = ops::layernorm_backward,
       .rmsnorm_forward = ops::rmsnorm_forward,
       .rmsnorm_backward = ops::rmsnorm_backward,
+      .rope_forward = ops::rope_forward,
+      .rope_backward = ops::rope_backward,
       .activation_forward = ops::activation_forward,
       .activation_backward = ops::activation_backward,
       .softmax_forward = ops::softmax_forward,

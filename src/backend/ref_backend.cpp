@@ -12,6 +12,7 @@
 #include "ops/matmul.h"
 #include "ops/q8_0.h"
 #include "ops/rmsnorm.h"
+#include "ops/rope.h"
 #include "ops/softmax.h"
 
 namespace tinylm {
@@ -41,6 +42,8 @@ const Backend& ref_backend() {
       .layernorm_backward = ops::ref::layernorm_backward,
       .rmsnorm_forward = ops::ref::rmsnorm_forward,
       .rmsnorm_backward = ops::ref::rmsnorm_backward,
+      .rope_forward = ops::ref::rope_forward,
+      .rope_backward = ops::ref::rope_backward,
       .activation_forward = ops::ref::activation_forward,
       .activation_backward = ops::ref::activation_backward,
       .softmax_forward = ops::ref::softmax_forward,

@@ -1,6 +1,7 @@
 // Layer norm, activations and softmax: the cases of the op table test.
 #include "op_table.h"
 #include "ops/bf16.h"
+#include "ops/rope.h"
 #include "util/ignore_index.h"
 
 namespace tinylm::op_table {
@@ -160,6 +161,60 @@ void add_rmsnorm_cases(std::vector<Case>& cases) {
     for (bool dw : {true, false}) cases.push_back(rmsnorm_backward_case(N, C, dw));
   }
   cases.push_back(rmsnorm_forward_case(9, 48, 1e-5f));
+}
+
+namespace {
+
+// Tables for n_pos positions of a head of width D (theta 10000, Llama 3's scaling when
+// asked, as Llama-3.2 sets it).
+void rope_table_inputs(Inputs& in, int64_t D, int64_t n_pos, bool llama3) {
+  const ops::Llama3RopeScaling scaling{32.0f, 1.0f, 4.0f, 8192};
+  std::vector<float> inv(D / 2), cos(n_pos * D / 2), sin(n_pos * D / 2);
+  ops::rope_inv_freq(llama3 ? 500000.0f : 10000.0f, D, llama3 ? &scaling : nullptr, inv.data());
+  ops::rope_tables(inv.data(), D / 2, n_pos, cos.data(), sin.data());
+  in.f["cos"] = cos;
+  in.f["sin"] = sin;
+}
+
+Case rope_case(int64_t S, int64_t T, int64_t D, int64_t pos0, bool backward, bool llama3) {
+  auto make = [=](Rng& rng) {
+    Inputs in;
+    in.f["x"] = random_vec(S * T * D, rng, 2.0f);
+    rope_table_inputs(in, D, pos0 + T, llama3);
+    return in;
+  };
+  auto run = [=](const Backend& b, const Inputs& in) {
+    const Device d = b.device;
+    const Tensor x = upload(in["x"], d), cos = upload(in["cos"], d), sin = upload(in["sin"], d);
+    Tensor y = fresh(S * T * D, d);
+    if (backward)
+      b.rope_backward(x.data(), cos.data(), sin.data(), y.data(), S, T, D, pos0);
+    else
+      b.rope_forward(x.data(), cos.data(), sin.data(), y.data(), S, T, D, pos0);
+    return Outputs().add(backward ? "dx" : "y", y);
+  };
+  return {std::string(backward ? "rope_backward " : "rope_forward ") +
+              dims({{"S", S}, {"T", T}, {"D", D}, {"pos0", pos0}}) + (llama3 ? " llama3" : ""),
+          backward ? ENTRY(rope_backward) : ENTRY(rope_forward),
+          make,
+          run,
+          {1e-5, 1e-6}};
+}
+
+}  // namespace
+
+// One row, odd row counts, head widths 2, 6 (not a multiple of 8), 64 and 128, positions
+// from 0 and from an offset (a KV cache's next rows).
+void add_rope_cases(std::vector<Case>& cases) {
+  struct Shape {
+    int64_t S, T, D, pos0;
+  };
+  const Shape shapes[] = {{1, 1, 2, 0},   {3, 7, 6, 0},    {12, 33, 64, 0},
+                          {5, 1, 64, 40}, {9, 17, 128, 3}, {2, 300, 64, 0}};
+  for (bool backward : {false, true})
+    for (const Shape& s : shapes)
+      for (bool llama3 : {false, true})
+        cases.push_back(rope_case(s.S, s.T, s.D, s.pos0, backward, llama3));
 }
 
 namespace {

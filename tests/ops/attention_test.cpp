@@ -21,6 +21,7 @@ namespace {
 
 using ops_test::bit_equal;
 using ops_test::expect_grad;
+using ops_test::expect_same_bits_across_thread_counts;
 using ops_test::random_vec;
 using ops_test::weighted_sum;
 
@@ -375,8 +376,7 @@ TEST(Attention, DeterministicAcrossRunsAndThreadCounts) {
   Rng rng(50);
   const auto q = random_vec(s.N * s.Tq * s.Dk, rng), k = random_vec(s.N * s.Tk * s.Dk, rng),
              v = random_vec(s.N * s.Tk * s.Dv, rng), dy = random_vec(s.N * s.Tq * s.Dv, rng);
-  auto run = [&](int threads) {
-    set_num_threads(threads);
+  expect_same_bits_across_thread_counts([&] {
     const int64_t TT = s.N * s.Tq * s.Tk;
     std::vector<float> y(s.N * s.Tq * s.Dv), att(TT), dm(TT), dq(q.size()), dk(k.size()),
         dv(v.size());
@@ -388,11 +388,7 @@ TEST(Attention, DeterministicAcrossRunsAndThreadCounts) {
                        dk.data(), dv.data(), s, 0.25f);
     for (auto* t : {&att, &dq, &dk, &dv}) y.insert(y.end(), t->begin(), t->end());
     return y;
-  };
-  const auto a = run(2), b = run(2), c = run(1);
-  set_num_threads(0);
-  EXPECT_TRUE(bit_equal(a, b));
-  EXPECT_TRUE(bit_equal(a, c));
+  });
 }
 
 }  // namespace

@@ -16,7 +16,7 @@
 namespace tinylm::ops {
 namespace {
 
-using ops_test::bit_equal;
+using ops_test::expect_same_bits_across_thread_counts;
 using ops_test::random_vec;
 
 struct TiledCase {
@@ -119,8 +119,7 @@ TEST(AttentionTiled, DeterministicAcrossRunsAndThreadCounts) {
   Rng rng(62);
   const auto q = random_vec(s.N * s.Tq * s.Dk, rng), k = random_vec(s.N * s.Tk * s.Dk, rng),
              v = random_vec(s.N * s.Tk * s.Dv, rng), dy = random_vec(s.N * s.Tq * s.Dv, rng);
-  auto run = [&](int threads) {
-    set_num_threads(threads);
+  expect_same_bits_across_thread_counts([&] {
     std::vector<float> y(s.N * s.Tq * s.Dv), lse(s.N * s.Tq), dq(q.size()), dk(k.size()),
         dv(v.size());
     AttentionMask mask;
@@ -130,11 +129,7 @@ TEST(AttentionTiled, DeterministicAcrossRunsAndThreadCounts) {
                              dq.data(), dk.data(), dv.data(), s, 0.25f, mask);
     for (auto* t : {&lse, &dq, &dk, &dv}) y.insert(y.end(), t->begin(), t->end());
     return y;
-  };
-  const auto a = run(2), b = run(2), c = run(1);
-  set_num_threads(0);
-  EXPECT_TRUE(bit_equal(a, b));
-  EXPECT_TRUE(bit_equal(a, c));
+  });
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ TEST(Bf16, RoundsToNearestEven) {
   EXPECT_EQ(float_to_bf16(from_bits(0x3f808000u)), 0x3f80);
   // (1 + 2^-7) + 2^-8 is half-way too: ties go up to the even 1 + 2^-6.
   EXPECT_EQ(float_to_bf16(from_bits(0x3f818000u)), 0x3f82);
-  EXPECT_EQ(float_to_bf16(from_bits(0x3f808001u)), 0x3f81);  // just above half-way
+  EXPECT_EQ(float_to_bf16(from_bits(0x3f808001u)), 0x3f81);     // just above half-way
   EXPECT_EQ(bf16_to_float(float_to_bf16(0.15625f)), 0.15625f);  // exact in 8 bits
   EXPECT_TRUE(std::isnan(bf16_to_float(float_to_bf16(std::numeric_limits<float>::quiet_NaN()))));
   EXPECT_TRUE(std::isinf(bf16_to_float(float_to_bf16(std::numeric_limits<float>::infinity()))));

@@ -12,7 +12,7 @@
 namespace tinylm::ops {
 namespace {
 
-using ops_test::bit_equal;
+using ops_test::expect_same_bits_across_thread_counts;
 using ops_test::random_vec;
 
 std::vector<int32_t> random_ids(int64_t N, int64_t V, Rng& rng) {
@@ -60,16 +60,11 @@ TEST(Embedding, BackwardIsDeterministicAcrossThreadCounts) {
   const int64_t N = 4096, V = 20, C = 256;
   const auto ids = random_ids(N, V, rng);
   const auto dy = random_vec(N * C, rng);
-  auto run = [&](int threads) {
-    set_num_threads(threads);
+  expect_same_bits_across_thread_counts([&] {
     std::vector<float> dt(V * C, 0.0f);
     embedding_backward(dy.data(), ids.data(), dt.data(), N, V, C);
     return dt;
-  };
-  const auto a = run(2), b = run(2), c = run(1);
-  set_num_threads(0);
-  EXPECT_TRUE(bit_equal(a, b));
-  EXPECT_TRUE(bit_equal(a, c));
+  });
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tensor/threads.h"
 #include "util/rng.h"
 
 namespace tinylm::ops_test {
@@ -48,6 +49,19 @@ inline bool bit_equal(const std::vector<float>& a, const std::vector<float>& b) 
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](float x, float y) {
            return std::memcmp(&x, &y, sizeof(float)) == 0;
          });
+}
+
+// run() with two threads, again with two, then with one: the same bits every time (a
+// kernel's sums do not depend on the thread count or on scheduling).
+template <class Run>
+void expect_same_bits_across_thread_counts(const Run& run) {
+  set_num_threads(2);
+  const std::vector<float> a = run(), b = run();
+  set_num_threads(1);
+  const std::vector<float> c = run();
+  set_num_threads(0);
+  EXPECT_TRUE(bit_equal(a, b)) << "two runs with two threads";
+  EXPECT_TRUE(bit_equal(a, c)) << "two threads and one";
 }
 
 // Checks analytic = dL/dx for the input x against central differences of loss() at up

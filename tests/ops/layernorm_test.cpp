@@ -13,8 +13,8 @@
 namespace tinylm::ops {
 namespace {
 
-using ops_test::bit_equal;
 using ops_test::expect_grad;
+using ops_test::expect_same_bits_across_thread_counts;
 using ops_test::random_vec;
 using ops_test::weighted_sum;
 
@@ -56,19 +56,14 @@ TEST(LayerNorm, BackwardIsDeterministicAcrossThreadCounts) {
   const auto x = random_vec(N * C, rng), w = random_vec(C, rng), dy = random_vec(N * C, rng);
   std::vector<float> y(N * C), m(N), rs(N);
   layernorm_forward(x.data(), w.data(), nullptr, y.data(), m.data(), rs.data(), N, C, 1e-5f);
-  auto run = [&](int threads) {
-    set_num_threads(threads);
+  expect_same_bits_across_thread_counts([&] {
     std::vector<float> dx(N * C), dw(C, 0.0f), db(C, 0.0f);
     layernorm_backward(dy.data(), x.data(), w.data(), m.data(), rs.data(), dx.data(), dw.data(),
                        db.data(), N, C);
     dx.insert(dx.end(), dw.begin(), dw.end());
     dx.insert(dx.end(), db.begin(), db.end());
     return dx;
-  };
-  const auto a = run(2), b = run(2), c = run(1);
-  set_num_threads(0);
-  EXPECT_TRUE(bit_equal(a, b));
-  EXPECT_TRUE(bit_equal(a, c));
+  });
 }
 
 }  // namespace

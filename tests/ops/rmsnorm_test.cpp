@@ -13,8 +13,8 @@
 namespace tinylm::ops {
 namespace {
 
-using ops_test::bit_equal;
 using ops_test::expect_grad;
+using ops_test::expect_same_bits_across_thread_counts;
 using ops_test::random_vec;
 using ops_test::weighted_sum;
 
@@ -51,17 +51,12 @@ TEST(RmsNorm, BackwardIsDeterministicAcrossThreadCounts) {
   const auto x = random_vec(N * C, rng), w = random_vec(C, rng), dy = random_vec(N * C, rng);
   std::vector<float> y(N * C), rs(N);
   rmsnorm_forward(x.data(), w.data(), y.data(), rs.data(), N, C, 1e-6f);
-  auto run = [&](int threads) {
-    set_num_threads(threads);
+  expect_same_bits_across_thread_counts([&] {
     std::vector<float> dx(N * C), dw(C, 0.0f);
     rmsnorm_backward(dy.data(), x.data(), w.data(), rs.data(), dx.data(), dw.data(), N, C);
     dx.insert(dx.end(), dw.begin(), dw.end());
     return dx;
-  };
-  const auto a = run(2), b = run(2), c = run(1);
-  set_num_threads(0);
-  EXPECT_TRUE(bit_equal(a, b));
-  EXPECT_TRUE(bit_equal(a, c));
+  });
 }
 
 }  // namespace

@@ -81,6 +81,10 @@ struct Backend {
       rope_forward{"rope_forward"};
   Kernel<void(const float*, const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t)>
       rope_backward{"rope_backward"};
+  // ops/swiglu.h
+  Kernel<void(const float*, const float*, float*, int64_t)> swiglu_forward{"swiglu_forward"};
+  Kernel<void(const float*, const float*, const float*, float*, float*, int64_t)> swiglu_backward{
+      "swiglu_backward"};
 
   // ops/activation.h
   Kernel<void(ops::Activation, const float*, float*, int64_t)> activation_forward{

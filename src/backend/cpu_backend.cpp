@@ -13,6 +13,7 @@
 #include "ops/rmsnorm.h"
 #include "ops/rope.h"
 #include "ops/softmax.h"
+#include "ops/swiglu.h"
 
 namespace tinylm {
 namespace {
@@ -43,6 +44,8 @@ const Backend& cpu_backend() {
       .rmsnorm_backward = ops::rmsnorm_backward,
       .rope_forward = ops::rope_forward,
       .rope_backward = ops::rope_backward,
+      .swiglu_forward = ops::swiglu_forward,
+      .swiglu_backward = ops::swiglu_backward,
       .activation_forward = ops::activation_forward,
       .activation_backward = ops::activation_backward,
       .softmax_forward = ops::softmax_forward,

@@ -14,6 +14,7 @@
 #include "ops/rmsnorm.h"
 #include "ops/rope.h"
 #include "ops/softmax.h"
+#include "ops/swiglu.h"
 
 namespace tinylm {
 namespace {
@@ -44,6 +45,8 @@ const Backend& ref_backend() {
       .rmsnorm_backward = ops::ref::rmsnorm_backward,
       .rope_forward = ops::ref::rope_forward,
       .rope_backward = ops::ref::rope_backward,
+      .swiglu_forward = ops::ref::swiglu_forward,
+      .swiglu_backward = ops::ref::swiglu_backward,
       .activation_forward = ops::ref::activation_forward,
       .activation_backward = ops::ref::activation_backward,
       .softmax_forward = ops::ref::softmax_forward,

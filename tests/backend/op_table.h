@@ -215,6 +215,7 @@ void add_q8_0_cases(std::vector<Case>& cases);
 void add_layernorm_cases(std::vector<Case>& cases);  // op_table_norm_test.cpp
 void add_rmsnorm_cases(std::vector<Case>& cases);    // op_table_norm_test.cpp
 void add_rope_cases(std::vector<Case>& cases);       // op_table_norm_test.cpp
+void add_swiglu_cases(std::vector<Case>& cases);     // op_table_norm_test.cpp
 void add_activation_cases(std::vector<Case>& cases);
 void add_softmax_cases(std::vector<Case>& cases);
 void add_attention_cases(std::vector<Case>& cases);              // op_table_attention_test.cpp

@@ -219,6 +219,42 @@ void add_rope_cases(std::vector<Case>& cases) {
 
 namespace {
 
+Case swiglu_case(int64_t n, bool backward) {
+  auto make = [=](Rng& rng) {
+    Inputs in;
+    in.f["gate"] = random_vec(n, rng, 4.0f);  // deep into both tails of the sigmoid
+    in.f["up"] = random_vec(n, rng);
+    in.f["dh"] = random_vec(n, rng);
+    return in;
+  };
+  auto run = [=](const Backend& b, const Inputs& in) {
+    const Device d = b.device;
+    const Tensor gate = upload(in["gate"], d), up = upload(in["up"], d), dh = upload(in["dh"], d);
+    if (!backward) {
+      Tensor h = fresh(n, d);
+      b.swiglu_forward(gate.data(), up.data(), h.data(), n);
+      return Outputs().add("h", h);
+    }
+    Tensor dgate = fresh(n, d), dup = fresh(n, d);
+    b.swiglu_backward(dh.data(), gate.data(), up.data(), dgate.data(), dup.data(), n);
+    return Outputs().add("dgate", dgate).add("dup", dup);
+  };
+  return {std::string(backward ? "swiglu_backward " : "swiglu_forward ") + dims({{"n", n}}),
+          backward ? ENTRY(swiglu_backward) : ENTRY(swiglu_forward),
+          make,
+          run,
+          {1e-5, 1e-6}};
+}
+
+}  // namespace
+
+void add_swiglu_cases(std::vector<Case>& cases) {
+  for (bool backward : {false, true})
+    for (int64_t n : {1, 7, 33, 1536, 3 * 16384 + 5}) cases.push_back(swiglu_case(n, backward));
+}
+
+namespace {
+
 Case activation_case(ops::Activation a, int64_t N, bool backward) {
   auto make = [=](Rng& rng) {
     Inputs in;

@@ -52,6 +52,7 @@ const std::vector<Case>& all_cases() {
     add_layernorm_cases(c);
     add_rmsnorm_cases(c);
     add_rope_cases(c);
+    add_swiglu_cases(c);
     add_activation_cases(c);
     add_softmax_cases(c);
     add_attention_cases(c);
@@ -187,7 +188,7 @@ constexpr const char* kKernels[] = {
     "to_f16", "linear_forward_f16", "quantize_q8_0", "linear_forward_q8_0", "pack_linear",
     "linear_forward_packed",
     "layernorm_forward", "layernorm_backward", "rmsnorm_forward", "rmsnorm_backward",
-    "rope_forward", "rope_backward",
+    "rope_forward", "rope_backward", "swiglu_forward", "swiglu_backward",
     "activation_forward", "activation_backward",
     "softmax_forward", "softmax_backward", "attention_forward", "attention_backward",
     "attention_forward_tiled", "attention_backward_tiled", "embedding_forward",

@@ -35,15 +35,7 @@ int64_t LinearDecoder::step_bytes() const {
 }
 
 Tensor NormDecoder::forward(const Tensor& x) {
-  const int64_t C = norm_->dim(), n = x.numel() / C;
-  require(x.dim(-1) == C, [&] {
-    return "LayerNorm: input " + shape_str(x.shape()) + " does not end in " + std::to_string(C);
-  });
-  y_.ensure_shape(x.shape(), x.device());
-  mean_.ensure_shape({n}, x.device());
-  rstd_.ensure_shape({n}, x.device());
-  on(x).layernorm_forward(x.data(), norm_->weight.value.data(), norm_->bias_or_null(), y_.data(),
-                          mean_.data(), rstd_.data(), n, C, norm_->eps());
+  norm_->forward_into(x, y_, mean_, rstd_);
   return y_;
 }
 

@@ -24,17 +24,21 @@ void LayerNorm::plan_buffers(BufferPlan& plan, const std::string& prefix, const 
 }
 
 Tensor LayerNorm::forward(const Tensor& x) {
+  x_ = x;
+  forward_into(x, y_, mean_, rstd_);
+  return y_;
+}
+
+void LayerNorm::forward_into(const Tensor& x, Tensor& y, Tensor& mean, Tensor& rstd) const {
   require(x.dim(-1) == dim_, [&] {
     return "LayerNorm: input " + shape_str(x.shape()) + " does not end in " + std::to_string(dim_);
   });
   const int64_t n = x.numel() / dim_;
-  x_ = x;
-  y_.ensure_shape(x.shape(), x.device());
-  mean_.ensure_shape({n}, x.device());
-  rstd_.ensure_shape({n}, x.device());
+  y.ensure_shape(x.shape(), x.device());
+  mean.ensure_shape({n}, x.device());
+  rstd.ensure_shape({n}, x.device());
   on(x).layernorm_forward(x.data(), weight.value.data(), has_bias_ ? bias.value.data() : nullptr,
-                          y_.data(), mean_.data(), rstd_.data(), n, dim_, eps_);
-  return y_;
+                          y.data(), mean.data(), rstd.data(), n, dim_, eps_);
 }
 
 Tensor LayerNorm::backward(const Tensor& dy) {

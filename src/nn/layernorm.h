@@ -16,16 +16,15 @@ class LayerNorm {
   LayerNorm(int64_t dim, bool bias, float eps = 1e-5f);
 
   Tensor forward(const Tensor& x);
+  // The same normalisation into buffers the caller keeps (a decoder's), touching none of
+  // this module's: y [..., C], mean and rstd [rows].
+  void forward_into(const Tensor& x, Tensor& y, Tensor& mean, Tensor& rstd) const;
   Tensor backward(const Tensor& dy);
   void init();
   void parameters(ParameterList& list, const std::string& prefix);
   // What a step keeps: y, mean, rstd (x_ is a handle), and dx for backward.
   static void plan_buffers(BufferPlan& plan, const std::string& prefix, const Width& dim,
                            const StepShape& s);
-  int64_t dim() const { return dim_; }
-  float eps() const { return eps_; }
-  // The bias, or null when the norm has none.
-  const float* bias_or_null() const { return has_bias_ ? bias.value.data() : nullptr; }
 
   Parameter weight;
   Parameter bias;

@@ -15,13 +15,6 @@ namespace {
 
 using S = MemorySection;
 
-// The sizes the rows are made of: B x T, B x T x C and B x T x F elements, and whether
-// dropout keeps masks (training with dropout > 0).
-struct Sizes {
-  int64_t B, T, C, F, V, H, L, BT, BTC, BTF;
-  bool drop;
-};
-
 // Appends rows to a MemoryEstimate: (section, name, shape, elements, copies).
 struct Rows {
   MemoryEstimate& m;
@@ -49,15 +42,21 @@ void add_weight_rows(Rows& r, const GPTConfig& c, int64_t N, const LoraAdapters*
     r.add(S::Weights, "sinusoidal position table", "[block_size, C]", c.block_size * c.d_model);
 }
 
-// The model's own list of what a step keeps (GPT::plan_buffers), as rows.
-void add_model_rows(Rows& r, const GPTConfig& c, const Sizes& z, bool training,
-                    bool embeddings_train) {
-  const nn::BufferPlan plan = GPT::plan_buffers(c, {z.B, z.T, training}, embeddings_train);
+// A list of buffers (nn/buffer_plan.h) as rows; a buffer named as an earlier one of the
+// same size and section (the same kind of adapter on another layer) counts as a copy of it.
+void add_plan_rows(Rows& r, const nn::BufferPlan& plan) {
+  const size_t first = r.m.rows.size();
   for (const nn::PlannedBuffer& b : plan.buffers) {
     const S section = b.use == nn::BufferUse::kForward    ? S::Forward
                       : b.use == nn::BufferUse::kBackward ? S::Backward
                                                           : S::Transient;
-    r.add(section, b.name, b.shape, b.elems, b.copies);
+    const auto same = std::find_if(r.m.rows.begin() + first, r.m.rows.end(), [&](auto& row) {
+      return row.section == section && row.component == b.name && row.elems == b.elems;
+    });
+    if (same != r.m.rows.end())
+      same->copies += b.copies;
+    else
+      r.add(section, b.name, b.shape, b.elems, b.copies);
   }
 }
 
@@ -71,22 +70,12 @@ std::string layer_kind(const std::string& module) {
 
 // The buffers each adapter keeps, as LoraAdapter lists them (lora/lora.h): one row per
 // kind of adapted layer, copies = how many layers of that kind have one.
-void add_adapter_rows(Rows& r, const Sizes& z, const LoraAdapters& lora, bool training) {
+nn::BufferPlan adapter_buffers(const LoraAdapters& lora, const nn::StepShape& s) {
   nn::BufferPlan plan;
   for (const AdapterLayer& a : lora.layers)
     LoraAdapter::plan_buffers(plan, "LoRA on " + layer_kind(a.module), a.in, lora.r, lora.dropout,
-                              {z.B, z.T, training});
-  const size_t first = r.m.rows.size();
-  for (const nn::PlannedBuffer& b : plan.buffers) {
-    const S section = b.use == nn::BufferUse::kForward ? S::Forward : S::Backward;
-    const auto same = std::find_if(r.m.rows.begin() + first, r.m.rows.end(), [&](auto& row) {
-      return row.section == section && row.component == b.name && row.elems == b.elems;
-    });
-    if (same != r.m.rows.end())
-      same->copies += b.copies;
-    else
-      r.add(section, b.name, b.shape, b.elems, b.copies);
-  }
+                              s);
+  return plan;
 }
 
 }  // namespace
@@ -107,15 +96,15 @@ MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool tr
   checked_product({64, L + 2, B, T, widest}, "the memory of a training step (batch " +
                                                  std::to_string(B) + ", sequence " +
                                                  std::to_string(T) + ")");
-  const Sizes z{
-      B, T, C, F, V, c.n_head, L, B * T, B * T * C, B * T * F, training && c.dropout > 0.0f};
+  const nn::StepShape step{B, T, training};
   MemoryEstimate m;
   m.batch = B, m.seq = T, m.training = training;
   Rows rows{m};
   const int64_t N = param_table(c).total;
   add_weight_rows(rows, c, N, lora);
-  add_model_rows(rows, c, z, training, /*embeddings_train=*/lora == nullptr);
-  if (lora) add_adapter_rows(rows, z, *lora, training);
+  // The model's own list (its embeddings frozen under LoRA), then the adapters'.
+  add_plan_rows(rows, GPT::plan_buffers(c, step, /*embeddings_train=*/lora == nullptr));
+  if (lora) add_plan_rows(rows, adapter_buffers(*lora, step));
   std::stable_sort(m.rows.begin(), m.rows.end(), [](const MemoryRow& a, const MemoryRow& b) {
     return a.section < b.section;  // the adapters' rows join their sections
   });

@@ -108,7 +108,9 @@ TEST(GenerateCli, LogprobsGiveEachStepsChosenAndMostLikelyTokens) {
     while (std::getline(alternatives, alternative, ',')) {
       float lp = 0;
       ASSERT_EQ(std::sscanf(alternative.c_str(), "%*d %f", &lp), 1) << step;
-      if (count++) EXPECT_LE(lp, previous) << step;  // most likely first
+      if (count++) {
+        EXPECT_LE(lp, previous) << step;  // most likely first
+      }
       previous = lp;
     }
     EXPECT_EQ(count, 3) << step;

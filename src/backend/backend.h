@@ -138,6 +138,9 @@ struct Backend {
       "heads_to_rows"};
   Kernel<void(const float*, float*, int64_t, int64_t, int64_t, int64_t)> rows_to_heads{
       "rows_to_heads"};
+  Kernel<void(const float*, float*, int64_t, int64_t, int64_t, int64_t)> repeat_kv{"repeat_kv"};
+  Kernel<void(const float*, float*, int64_t, int64_t, int64_t, int64_t)> sum_kv_groups{
+      "sum_kv_groups"};
   Kernel<void(const float*, const float*, float*, int64_t, int64_t, int64_t)> add_positions{
       "add_positions"};
   Kernel<void(const float*, float*, int64_t, int64_t)> sum_over_batch{"sum_over_batch"};

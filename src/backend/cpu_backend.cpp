@@ -66,6 +66,8 @@ const Backend& cpu_backend() {
       .join_heads = ops::join_heads,
       .heads_to_rows = ops::heads_to_rows,
       .rows_to_heads = ops::rows_to_heads,
+      .repeat_kv = ops::repeat_kv,
+      .sum_kv_groups = ops::sum_kv_groups,
       .add_positions = ops::add_positions,
       .sum_over_batch = ops::sum_over_batch,
       .adamw_update = ops::adamw_update,

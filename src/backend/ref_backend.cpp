@@ -67,6 +67,8 @@ const Backend& ref_backend() {
       .join_heads = ops::ref::join_heads,
       .heads_to_rows = ops::ref::heads_to_rows,
       .rows_to_heads = ops::ref::rows_to_heads,
+      .repeat_kv = ops::ref::repeat_kv,
+      .sum_kv_groups = ops::ref::sum_kv_groups,
       .add_positions = ops::ref::add_positions,
       .sum_over_batch = ops::ref::sum_over_batch,
       .adamw_update = ops::ref::adamw_update,

@@ -26,35 +26,81 @@ int64_t cached_rows(const Tensor& x, std::span<const CachedSpan> spans, int64_t 
   return rows;
 }
 
+std::vector<LinearDecoder> input_decoders(const nn::MultiHeadAttention& attn, DecodeWeights type) {
+  std::vector<LinearDecoder> in;
+  if (attn.fused()) {
+    in.emplace_back(attn.c_attn, type);
+  } else {
+    for (const nn::Linear* l : {&attn.q_proj, &attn.k_proj, &attn.v_proj})
+      in.emplace_back(*l, type);
+  }
+  return in;
+}
+
 }  // namespace
 
-AttentionDecoder::AttentionDecoder(const nn::MultiHeadAttention& attn, DecodeWeights type)
-    : attn_(&attn), c_attn_(attn.c_attn, type), c_proj_(attn.c_proj, type) {}
+AttentionDecoder::AttentionDecoder(const nn::MultiHeadAttention& attn, DecodeWeights type,
+                                   const nn::RotaryTables* rope)
+    : attn_(&attn), rope_(rope), in_(input_decoders(attn, type)), c_proj_(attn.c_proj, type) {}
 
-Tensor AttentionDecoder::forward(const Tensor& x, std::span<const CachedSpan> spans) {
-  const int64_t C = attn_->d_model(), H = attn_->n_head(), dh = C / H;
-  const int64_t R = cached_rows(x, spans, C);
-  const Tensor qkv = c_attn_.forward(x);  // [1, R, 3C]
+int64_t AttentionDecoder::step_bytes() const {
+  int64_t bytes = c_proj_.step_bytes();
+  for (const LinearDecoder& d : in_) bytes += d.step_bytes();
+  if (attn_->qk_norm()) bytes += 4 * 2 * attn_->head_dim();
+  return bytes;
+}
+
+// q [H, R, D], k, v [KV, R, D]: head h of row r at (h * R + r) * D.
+void AttentionDecoder::project(const Tensor& x, int64_t R) {
+  const int64_t H = attn_->n_head(), KV = attn_->n_kv_head(), D = attn_->head_dim();
   const Device device = x.device();
   const Backend& kernels = on(x);
-  // q, k, v [H, R, dh]: head h of row r at (h * R + r) * dh.
-  for (Tensor* t : {&q_, &k_, &v_, &y_}) t->ensure_shape({H, R, dh}, device);
-  kernels.split_heads(qkv.data(), q_.data(), k_.data(), v_.data(), 1, R, H, dh);
-  place_spans(spans, device);
-  // On the CPU the (span, head) pairs are spread over the threads (one parallel region
-  // per layer, each pair's small products single-threaded inside it); a GPU takes them
-  // one after another.
-  const int64_t pairs = static_cast<int64_t>(spans.size()) * H;
-  if (device == Device::kCpu) {
-    ParallelErrors errors;  // nothing may throw out of the region
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < pairs; ++i) errors.run([&] { attend(spans, i, R, kernels); });
-    errors.rethrow();
+  q_.ensure_shape({H, R, D}, device);
+  y_.ensure_shape({H, R, D}, device);
+  for (Tensor* t : {&k_, &v_}) t->ensure_shape({KV, R, D}, device);
+  if (attn_->fused()) {
+    const Tensor qkv = in_[0].forward(x);  // [1, R, 3C]
+    kernels.split_heads(qkv.data(), q_.data(), k_.data(), v_.data(), 1, R, H, D);
   } else {
-    for (int64_t i = 0; i < pairs; ++i) attend(spans, i, R, kernels);
+    kernels.rows_to_heads(in_[0].forward(x).data(), q_.data(), 1, R, H, D);
+    kernels.rows_to_heads(in_[1].forward(x).data(), k_.data(), 1, R, KV, D);
+    kernels.rows_to_heads(in_[2].forward(x).data(), v_.data(), 1, R, KV, D);
   }
-  merged_.ensure_shape({1, R, C}, device);
-  kernels.heads_to_rows(y_.data(), merged_.data(), 1, R, H, dh);
+  if (attn_->qk_norm()) {
+    attn_->q_norm.forward_into(q_, q_normed_, norm_mean_, norm_rstd_);
+    attn_->k_norm.forward_into(k_, k_normed_, norm_mean_, norm_rstd_);
+    std::swap(q_, q_normed_);
+    std::swap(k_, k_normed_);
+  }
+}
+
+// On the CPU the pairs are spread over the threads (one parallel region per call, each
+// pair's small products single-threaded inside it); a GPU takes them one after another.
+template <class PairWork>
+void AttentionDecoder::for_each_pair(int64_t pairs, Device device, const PairWork& f) {
+  if (device != Device::kCpu) {
+    for (int64_t i = 0; i < pairs; ++i) f(i);
+    return;
+  }
+  ParallelErrors errors;  // nothing may throw out of the region
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < pairs; ++i) errors.run([&] { f(i); });
+  errors.rethrow();
+}
+
+Tensor AttentionDecoder::forward(const Tensor& x, std::span<const CachedSpan> spans) {
+  const int64_t C = attn_->d_model(), H = attn_->n_head(), KV = attn_->n_kv_head();
+  const int64_t D = attn_->head_dim();
+  const int64_t R = cached_rows(x, spans, C);
+  const Device device = x.device();
+  const Backend& kernels = on(x);
+  project(x, R);
+  place_spans(spans, device);
+  const auto S = static_cast<int64_t>(spans.size());
+  for_each_pair(S * KV, device, [&](int64_t i) { store(spans, i, R, kernels); });
+  for_each_pair(S * H, device, [&](int64_t i) { attend(spans, i, R, kernels); });
+  merged_.ensure_shape({1, R, H * D}, device);
+  kernels.heads_to_rows(y_.data(), merged_.data(), 1, R, H, D);
   return c_proj_.forward(merged_);
 }
 
@@ -75,24 +121,37 @@ void AttentionDecoder::place_spans(std::span<const CachedSpan> spans, Device dev
     att_ = Tensor::empty({span_att_at_.back()}, device);
 }
 
-// One (span, head) pair, i = span * H + head: its new keys and values into the cache,
-// then causal attention of its queries (position pos + j sees keys 0 .. pos + j).
+// One (span, kv head) pair, i = span * KV + head: its new keys rotated to their positions
+// (rotary attention), then its keys and values into the cache at pos.
+void AttentionDecoder::store(std::span<const CachedSpan> spans, int64_t i, int64_t R,
+                             const Backend& kernels) {
+  const int64_t KV = attn_->n_kv_head(), D = attn_->head_dim();
+  const int64_t sp = i / KV, h = i % KV;
+  const CachedSpan& s = spans[sp];
+  const int64_t max_len = s.k_cache->dim(1), at = (h * R + span_first_row_[sp]) * D;
+  float* k = k_.data() + at;
+  if (rope_) kernels.rope_forward(k, rope_->cos().data(), rope_->sin().data(), k, 1, s.n, D, s.pos);
+  kernels.copy(k, s.k_cache->data() + (h * max_len + s.pos) * D, s.n * D);
+  kernels.copy(v_.data() + at, s.v_cache->data() + (h * max_len + s.pos) * D, s.n * D);
+}
+
+// One (span, query head) pair, i = span * H + head: its queries rotated (rotary
+// attention), then causal attention to its kv head's cache (position pos + j sees keys
+// 0 .. pos + j).
 void AttentionDecoder::attend(std::span<const CachedSpan> spans, int64_t i, int64_t R,
                               const Backend& kernels) {
-  const int64_t H = attn_->n_head(), dh = attn_->d_model() / H;
-  const int64_t sp = i / H, h = i % H, r0 = span_first_row_[sp];
+  const int64_t H = attn_->n_head(), KV = attn_->n_kv_head(), D = attn_->head_dim();
+  const int64_t sp = i / H, h = i % H, kv = h / (H / KV), r0 = span_first_row_[sp];
   const CachedSpan& s = spans[sp];
-  const int64_t max_len = s.k_cache->dim(1), Tk = s.pos + s.n, at = (h * R + r0) * dh;
-  float* k_cache = s.k_cache->data() + h * max_len * dh;
-  float* v_cache = s.v_cache->data() + h * max_len * dh;
-  kernels.copy(k_.data() + at, k_cache + s.pos * dh, s.n * dh);
-  kernels.copy(v_.data() + at, v_cache + s.pos * dh, s.n * dh);
+  const int64_t max_len = s.k_cache->dim(1), Tk = s.pos + s.n, at = (h * R + r0) * D;
+  float* q = q_.data() + at;
+  if (rope_) kernels.rope_forward(q, rope_->cos().data(), rope_->sin().data(), q, 1, s.n, D, s.pos);
   ops::AttentionMask mask;
   mask.causal = true;
-  kernels.attention_forward(q_.data() + at, k_cache, v_cache, y_.data() + at,
-                            att_.data() + span_att_at_[sp] + h * s.n * Tk,
-                            ops::AttentionShape{1, s.n, Tk, dh, dh}, attn_->scale(), mask, 0.0f,
-                            nullptr, 0);
+  kernels.attention_forward(
+      q, s.k_cache->data() + kv * max_len * D, s.v_cache->data() + kv * max_len * D, y_.data() + at,
+      att_.data() + span_att_at_[sp] + h * s.n * Tk, ops::AttentionShape{1, s.n, Tk, D, D},
+      attn_->scale(), mask, 0.0f, nullptr, 0);
 }
 
 }  // namespace tinylm::decode

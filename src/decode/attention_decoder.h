@@ -1,6 +1,9 @@
-// Multi-head attention with KV caches (nn/multi_head_attention.h's weights), one or
-// several sequences at once (batched decoding):
+// Multi-head attention with KV caches (nn/multi_head_attention.h's weights, either
+// layout), one or several sequences at once (batched decoding):
 //   x [1, R, C] holds the spans' rows one after another (R = sum of n)  -> [1, R, C]
+// The llama family: q and k heads normalised (Qwen3) and rotated to their positions
+// before the keys are cached; the cache holds the KV key/value heads only, and query
+// head h reads kv head h / (H / KV).
 // Each span's keys and values are written into its cache, and each of its queries
 // attends causally to its cache positions 0 .. its own. The linear layers read their
 // weights once for all rows. With one row per span (decoding; up to
@@ -20,7 +23,7 @@ namespace tinylm::decode {
 
 // One sequence's part of a cached forward: n consecutive rows of the input are its
 // positions pos .. pos+n-1; their keys and values go into k_cache, v_cache
-// [H, max_len, dh] at pos, and its queries attend to its own cache only.
+// [KV, max_len, D] at pos, and its queries attend to its own cache only.
 struct CachedSpan {
   Tensor* k_cache;
   Tensor* v_cache;
@@ -30,17 +33,29 @@ struct CachedSpan {
 
 class AttentionDecoder {
  public:
-  AttentionDecoder(const nn::MultiHeadAttention& attn, DecodeWeights type);
+  // rope: the model's rotary tables for rotary attention, else null.
+  AttentionDecoder(const nn::MultiHeadAttention& attn, DecodeWeights type,
+                   const nn::RotaryTables* rope);
   Tensor forward(const Tensor& x, std::span<const CachedSpan> spans);
-  int64_t step_bytes() const { return c_attn_.step_bytes() + c_proj_.step_bytes(); }
+  int64_t step_bytes() const;
 
  private:
   const nn::MultiHeadAttention* attn_;
-  LinearDecoder c_attn_, c_proj_;
-  Tensor q_, k_, v_, y_, merged_;  // q, k, v, y [H, R, dh]; merged [1, R, C]
-  Tensor att_;                     // per span [H, n, Tk] (or more), one after another
+  const nn::RotaryTables* rope_;
+  std::vector<LinearDecoder> in_;  // c_attn (GPT-2), or q_proj, k_proj, v_proj
+  LinearDecoder c_proj_;
+  Tensor q_, k_, v_, y_, merged_;  // q, y [H, R, D]; k, v [KV, R, D]; merged [1, R, H*D]
+  Tensor q_normed_, k_normed_, norm_mean_, norm_rstd_;  // Qwen3's q/k norms
+  Tensor att_;  // per span [H, n, Tk] (or more), one after another
   std::vector<int64_t> span_first_row_, span_att_at_;  // where each span's rows are
+  void project(const Tensor& x, int64_t R);            // x -> q_, k_, v_ (normalised)
   void place_spans(std::span<const CachedSpan> spans, Device device);
+  // Each (span, kv head) pair's keys rotated and cached with its values; each (span,
+  // query head) pair's queries rotated and attending. Spread over the CPU's threads.
+  // (A template: a std::function of these captures would allocate at every step.)
+  template <class PairWork>
+  void for_each_pair(int64_t pairs, Device device, const PairWork& f);
+  void store(std::span<const CachedSpan> spans, int64_t i, int64_t R, const Backend& kernels);
   void attend(std::span<const CachedSpan> spans, int64_t i, int64_t R, const Backend& kernels);
 };
 

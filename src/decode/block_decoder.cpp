@@ -2,11 +2,12 @@
 
 namespace tinylm::decode {
 
-BlockDecoder::BlockDecoder(const nn::TransformerBlock& block, DecodeWeights type)
+BlockDecoder::BlockDecoder(const nn::TransformerBlock& block, DecodeWeights type,
+                           const nn::RotaryTables* rope)
     : block_(&block),
       ln_1_(block.ln_1),
       ln_2_(block.ln_2),
-      attn_(block.attn, type),
+      attn_(block.attn, type, rope),
       mlp_(block.mlp, type) {}
 
 Tensor BlockDecoder::forward(const Tensor& x, std::span<const CachedSpan> spans) {

@@ -12,7 +12,9 @@ namespace tinylm::decode {
 
 class BlockDecoder {
  public:
-  BlockDecoder(const nn::TransformerBlock& block, DecodeWeights type);
+  // rope: the model's rotary tables (rotary attention), else null.
+  BlockDecoder(const nn::TransformerBlock& block, DecodeWeights type,
+               const nn::RotaryTables* rope = nullptr);
   Tensor forward(const Tensor& x, std::span<const CachedSpan> spans);
   // Bytes one decode step reads: the linear layers (as their copies) and the norms.
   int64_t step_bytes() const;

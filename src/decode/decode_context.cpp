@@ -17,7 +17,9 @@ decode::DecodeWeights on_device(decode::DecodeWeights weights, Device device) {
 DecodeContext::DecodeContext(GPT& model, decode::DecodeWeights weights)
     : model_(model), weights_(on_device(weights, model.device())), ln_f_(model.ln_f) {
   blocks_.reserve(model.h.size());
-  for (const nn::TransformerBlock& block : model.h) blocks_.emplace_back(block, weights_);
+  const bool rotary = model.config().position == PositionEncoding::Rotary;
+  for (const nn::TransformerBlock& block : model.h)
+    blocks_.emplace_back(block, weights_, rotary ? &model.rope() : nullptr);
   head_copy_.make(model.head_weight().value, weights_);
 }
 
@@ -58,7 +60,8 @@ void DecodeContext::check_positions(std::span<const int64_t> counts,
   }
 }
 
-// x [1, R, C] = wte(ids) + wpe(each sequence's positions).
+// x [1, R, C] = wte(ids) + wpe(each sequence's positions); rotary positions: wte(ids)
+// (attention rotates q and k).
 void DecodeContext::embed(const int32_t* ids, std::span<const int64_t> counts,
                           std::span<KVCache* const> caches, int64_t R) {
   const int64_t C = model_.config().d_model, V = model_.config().vocab_size;
@@ -67,6 +70,7 @@ void DecodeContext::embed(const int32_t* ids, std::span<const int64_t> counts,
   const Backend& kernels = on(wte);
   x_.ensure_shape({1, R, C}, wte.device());
   kernels.embedding_forward(ids_.on(wte.device(), ids, R), wte.data(), x_.data(), R, V, C);
+  if (model_.config().position == PositionEncoding::Rotary) return;
   for (size_t s = 0, r = 0; s < counts.size(); r += counts[s], ++s) {
     float* rows = x_.data() + r * C;
     kernels.add(rows, wpe.data() + caches[s]->pos * C, rows, counts[s] * C);
@@ -101,7 +105,9 @@ Tensor DecodeContext::head(const Tensor& x, std::span<const int64_t> counts) {
 
 int64_t DecodeContext::step_weight_bytes() const {
   const Tensor& head_w = model_.head_weight().value;
-  int64_t bytes = 4 * 2 * model_.config().d_model;  // a row of the token and position tables
+  const bool rotary = model_.config().position == PositionEncoding::Rotary;
+  // a row of the token table, and of the position table
+  int64_t bytes = 4 * (rotary ? 1 : 2) * model_.config().d_model;
   for (const decode::BlockDecoder& block : blocks_) bytes += block.step_bytes();
   bytes += ln_f_.step_bytes();
   bytes += head_copy_.empty() ? 4 * head_w.numel() : head_copy_.bytes();

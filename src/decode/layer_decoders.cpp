@@ -44,13 +44,22 @@ int64_t NormDecoder::step_bytes() const {
 }
 
 FeedForwardDecoder::FeedForwardDecoder(const nn::FeedForward& mlp, DecodeWeights type)
-    : mlp_(&mlp), fc_(mlp.c_fc, type), proj_(mlp.c_proj, type) {}
+    : mlp_(&mlp), fc_(mlp.c_fc, type), proj_(mlp.c_proj, type) {
+  if (mlp.gated()) gate_.emplace(mlp.gate, type);
+}
 
 Tensor FeedForwardDecoder::forward(const Tensor& x) {
-  const Tensor h = fc_.forward(x);
+  const Tensor h = fc_.forward(x);  // GPT-2: the pre-activation; SwiGLU: up(x)
   a_.ensure_shape(h.shape(), h.device());
-  on(h).activation_forward(mlp_->activation(), h.data(), a_.data(), h.numel());
+  if (gate_)
+    on(h).swiglu_forward(gate_->forward(x).data(), h.data(), a_.data(), h.numel());
+  else
+    on(h).activation_forward(mlp_->activation(), h.data(), a_.data(), h.numel());
   return proj_.forward(a_);
+}
+
+int64_t FeedForwardDecoder::step_bytes() const {
+  return fc_.step_bytes() + proj_.step_bytes() + (gate_ ? gate_->step_bytes() : 0);
 }
 
 }  // namespace tinylm::decode

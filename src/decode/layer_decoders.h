@@ -5,16 +5,17 @@
 // plan). The module must outlive its decoder and keep its weights while it is used: the
 // copies are made once, when the decoder is.
 //   LinearDecoder       nn::Linear       x [..., in] -> y [..., out]
-//   NormDecoder         nn::LayerNorm    x [..., C]  -> y [..., C]
-//   FeedForwardDecoder  nn::FeedForward  x [..., C]  -> y [..., C]
+//   NormDecoder         nn::Norm    x [..., C]  -> y [..., C]
+//   FeedForwardDecoder  nn::FeedForward  x [..., C]  -> y [..., C]  (GELU/ReLU or SwiGLU)
 #pragma once
 #include <cstdint>
+#include <optional>
 
 #include "decode/decode_weights.h"
 #include "decode/prompt_weights.h"
 #include "nn/feed_forward.h"
-#include "nn/layernorm.h"
 #include "nn/linear.h"
+#include "nn/norm.h"
 
 namespace tinylm::decode {
 
@@ -40,12 +41,12 @@ class LinearDecoder {
 
 class NormDecoder {
  public:
-  explicit NormDecoder(const nn::LayerNorm& norm) : norm_(&norm) {}
+  explicit NormDecoder(const nn::Norm& norm) : norm_(&norm) {}
   Tensor forward(const Tensor& x);
   int64_t step_bytes() const;  // weight and bias
 
  private:
-  const nn::LayerNorm* norm_;
+  const nn::Norm* norm_;
   Tensor y_, mean_, rstd_;
 };
 
@@ -53,12 +54,13 @@ class FeedForwardDecoder {
  public:
   FeedForwardDecoder(const nn::FeedForward& mlp, DecodeWeights type);
   Tensor forward(const Tensor& x);
-  int64_t step_bytes() const { return fc_.step_bytes() + proj_.step_bytes(); }
+  int64_t step_bytes() const;
 
  private:
   const nn::FeedForward* mlp_;
   LinearDecoder fc_, proj_;
-  Tensor a_;  // the activation [..., F]
+  std::optional<LinearDecoder> gate_;  // SwiGLU's gate_proj
+  Tensor a_;                           // the activation [..., F]
 };
 
 }  // namespace tinylm::decode

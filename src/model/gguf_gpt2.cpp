@@ -68,6 +68,8 @@ uint32_t gguf_file_type(GgmlType type) {
 
 Gguf gpt_to_gguf(GPT& model, GgmlType type, const std::string& name) {
   const GPTConfig& c = model.config();
+  require(c.arch == Arch::Gpt2,
+          "GGUF export writes llama.cpp's gpt2 architecture only so far (this model is arch llama)");
   check_exportable(c);
   std::map<std::string, Parameter*> params;
   for (auto& [pname, p] : model.parameters()) params[pname] = p;
@@ -81,7 +83,7 @@ Gguf gpt_to_gguf(GPT& model, GgmlType type, const std::string& name) {
       {"gpt2.feed_forward_length", GgufValue::u32(static_cast<uint32_t>(c.ffn_hidden()))},
       {"gpt2.block_count", GgufValue::u32(static_cast<uint32_t>(c.n_layer))},
       {"gpt2.attention.head_count", GgufValue::u32(static_cast<uint32_t>(c.n_head))},
-      {"gpt2.attention.layer_norm_epsilon", GgufValue::f32(c.ln_eps)},
+      {"gpt2.attention.layer_norm_epsilon", GgufValue::f32(c.norm_eps)},
   };
   for (const auto& [ours, theirs] : module_names(c)) {
     // The position table is a parameter only when learned; the sinusoidal one is fixed.
@@ -112,7 +114,7 @@ GPTConfig gguf_gpt2_config(const Gguf& g) {
   require(c.d_ff > 0, g.source + ": gpt2.feed_forward_length must be positive");
   c.n_layer = g.get_integer("gpt2.block_count");
   c.n_head = g.get_integer("gpt2.attention.head_count");
-  c.ln_eps = static_cast<float>(g.get_number("gpt2.attention.layer_norm_epsilon"));
+  c.norm_eps = static_cast<float>(g.get_number("gpt2.attention.layer_norm_epsilon"));
   bool untied = false;
   for (const GgufTensor& t : g.tensors) untied = untied || t.name == "output.weight";
   c.tie_head = !untied;

@@ -18,15 +18,35 @@ const GPTConfig& validated(const GPTConfig& config) {
   return config;
 }
 
+bool rotary(const GPTConfig& c) {
+  return c.position == PositionEncoding::Rotary;
+}
+
+// The parameter names of the model's own modules: GPT-2's or the llama family's.
+struct ModelNames {
+  const char* wte;
+  const char* blocks;
+  const char* ln_f;
+};
+ModelNames model_names(const GPTConfig& c) {
+  if (c.arch == Arch::Llama) return {"embed_tokens", "layers", "norm"};
+  return {"wte", "h", "ln_f"};
+}
+
 }  // namespace
 
 GPT::GPT(const GPTConfig& config)
     : wte(validated(config).vocab_size, config.d_model),
-      wpe(config.block_size, config.d_model, config.position == PositionEncoding::Learned),
-      ln_f(config.d_model, config.ln_bias, config.ln_eps),
+      wpe(rotary(config) ? 0 : config.block_size, config.d_model,
+          config.position == PositionEncoding::Learned),
+      ln_f(config.d_model, config.ln_bias, config.norm_eps,
+           config.arch == Arch::Llama ? nn::NormKind::kRmsNorm : nn::NormKind::kLayerNorm),
       config_(config),
       embd_drop_(config.dropout) {
   for (int64_t i = 0; i < config.n_layer; ++i) h.emplace_back(block_config(config));
+  if (rotary(config))
+    rope_ = nn::RotaryTables(config.rope_theta, config.rope_scaling, config.head_size(),
+                             config.block_size);
   if (!config.tie_head) lm_head_weight = Parameter({config.vocab_size, config.d_model}, true);
   if (config.head_bias) lm_head_bias = Parameter({config.vocab_size}, false);
 }
@@ -45,6 +65,7 @@ void GPT::init(Rng& rng) {
 void GPT::to(Device device) {
   move_parameters(parameters(), device);
   if (!wpe.learned()) wpe.weight.to(device);  // the sinusoidal table, not a parameter
+  if (rotary(config_)) rope_.to(device);
   device_ = device;
 }
 
@@ -58,18 +79,21 @@ Tensor GPT::forward_hidden(const int32_t* ids, int64_t B, int64_t T, const nn::C
   });
   B_ = B, T_ = T;
 
-  // x0 = wte(ids) + wpe(positions)  [B, T, C]
-  const Tensor tok = wte.forward(ids, B * T);
-  const Tensor pos = wpe.forward(0, T);
-  x0_.ensure_shape({B, T, C}, device_);
-  on(tok).add_positions(tok.data(), pos.data(), x0_.data(), B, T, C);
+  // x0 = wte(ids) + wpe(positions)  [B, T, C]; rotary positions: x0 = wte(ids)
+  const Tensor tok = wte.forward(ids, B * T).reshaped({B, T, C});
+  if (!rotary(config_)) {
+    const Tensor pos = wpe.forward(0, T);
+    x0_.ensure_shape({B, T, C}, device_);
+    on(tok).add_positions(tok.data(), pos.data(), x0_.data(), B, T, C);
+  }
 
   ops::AttentionMask mask;
   if (padding_mask) mask = *padding_mask;
   mask.causal = true;
 
-  Tensor x = embd_drop_.forward(x0_, ctx);
-  for (auto& block : h) x = block.forward(x, ctx, mask);
+  Tensor x = embd_drop_.forward(rotary(config_) ? tok : x0_, ctx);
+  const nn::RotaryTables* rope = rotary(config_) ? &rope_ : nullptr;
+  for (auto& block : h) x = block.forward(x, ctx, mask, rope);
   xf_ = ln_f.forward(x);
   return xf_;
 }
@@ -114,12 +138,19 @@ bool trains(const Parameter& p) {
 bool trains(const nn::Linear& l) {
   return l.weight.trainable() || l.bias.trainable() || l.adapter;
 }
-bool trains(const nn::LayerNorm& n) {
+bool trains(const nn::Norm& n) {
   return n.weight.trainable() || n.bias.trainable();
 }
+bool trains(const nn::MultiHeadAttention& a) {
+  if (a.fused()) return trains(a.c_attn) || trains(a.c_proj);
+  return trains(a.q_proj) || trains(a.k_proj) || trains(a.v_proj) || trains(a.c_proj) ||
+         (a.qk_norm() && (trains(a.q_norm) || trains(a.k_norm)));
+}
+bool trains(const nn::FeedForward& f) {
+  return trains(f.c_fc) || trains(f.c_proj) || (f.gated() && trains(f.gate));
+}
 bool trains(const nn::TransformerBlock& b) {
-  return trains(b.ln_1) || trains(b.attn.c_attn) || trains(b.attn.c_proj) || trains(b.ln_2) ||
-         trains(b.mlp.c_fc) || trains(b.mlp.c_proj);
+  return trains(b.ln_1) || trains(b.attn) || trains(b.ln_2) || trains(b.mlp);
 }
 }  // namespace
 
@@ -148,6 +179,7 @@ void GPT::backward_hidden(const Tensor& dhidden) {
 
   // x0 = tok + pos: dtok = dx, dpos = sum over the batch of dx
   wte.backward(dx.reshaped({B * T, C}));
+  if (rotary(config_)) return;
   dpos_.ensure_shape({T, C}, device_);
   on(dx).sum_over_batch(dx.data(), dpos_.data(), B, T * C);
   wpe.backward(dpos_);
@@ -157,29 +189,35 @@ nn::BufferPlan GPT::plan_buffers(const GPTConfig& c, const nn::StepShape& s,
                                  bool embeddings_train) {
   using nn::BufferUse;
   const nn::Width C{"C", c.d_model};
+  const ModelNames names = model_names(c);
   nn::BufferPlan plan;
-  nn::Embedding::plan_buffers(plan, "wte", C, s);
-  nn::PositionalEncoding::plan_buffers(plan, "wpe", C, s);
-  plan.add_rows(BufferUse::kForward, "x0 = tok + pos", s, C);
+  nn::Embedding::plan_buffers(plan, names.wte, C, s);
+  if (!rotary(c)) {
+    nn::PositionalEncoding::plan_buffers(plan, "wpe", C, s);
+    plan.add_rows(BufferUse::kForward, "x0 = tok + pos", s, C);
+  }
   nn::Dropout::plan_buffers(plan, "embd_drop", C, s, s.training && c.dropout > 0.0f,
                             embeddings_train);
   const size_t first_block = plan.buffers.size();
-  nn::TransformerBlock::plan_buffers(plan, "h.*", block_config(c), s);
+  nn::TransformerBlock::plan_buffers(plan, std::string(names.blocks) + ".*", block_config(c), s);
   plan.repeat_since(first_block, c.n_layer);
-  nn::LayerNorm::plan_buffers(plan, "ln_f", C, s);
+  nn::Norm::plan_buffers(plan, names.ln_f, C, s);
   plan.add_rows(BufferUse::kForward, "logits, dlogits (forward_loss)", s, {"V", c.vocab_size}, 2);
   plan.add_rows(BufferUse::kBackward, "head: dxf", s, C);
-  if (embeddings_train) plan.add(BufferUse::kBackward, "dpos (batch sum)", "[T, C]", s.T * C.n);
-  nn::MultiHeadAttention::plan_backward_buffers(plan, C, s);
+  if (embeddings_train && !rotary(c))
+    plan.add(BufferUse::kBackward, "dpos (batch sum)", "[T, C]", s.T * C.n);
+  nn::MultiHeadAttention::plan_backward_buffers(plan, block_config(c), s);
   return plan;
 }
 
 ParameterList GPT::parameters() {
   ParameterList list;
-  wte.parameters(list, "wte.");
-  wpe.parameters(list, "wpe.");
-  for (size_t i = 0; i < h.size(); ++i) h[i].parameters(list, "h." + std::to_string(i) + ".");
-  ln_f.parameters(list, "ln_f.");
+  const ModelNames names = model_names(config_);
+  wte.parameters(list, std::string(names.wte) + ".");
+  if (!rotary(config_)) wpe.parameters(list, "wpe.");
+  for (size_t i = 0; i < h.size(); ++i)
+    h[i].parameters(list, std::string(names.blocks) + "." + std::to_string(i) + ".");
+  ln_f.parameters(list, std::string(names.ln_f) + ".");
   if (!config_.tie_head) list.push_back({"lm_head.weight", &lm_head_weight});
   if (config_.head_bias) list.push_back({"lm_head.bias", &lm_head_bias});
   return list;

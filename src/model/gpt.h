@@ -6,6 +6,10 @@
 // Parameters are named as in Hugging Face's GPT2LMHeadModel without the "transformer."
 // prefix ("wte.weight", "h.0.attn.c_attn.weight", ..., "ln_f.weight", "lm_head.weight"
 // when untied), but stored in PyTorch Linear layout [out, in].
+// The llama family (config.arch): no position table (RoPE inside attention, one set of
+// tables for all layers), RMSNorms, and Hugging Face's LlamaForCausalLM names without
+// "model." ("embed_tokens.weight", "layers.0.self_attn.q_proj.weight", ...,
+// "norm.weight", "lm_head.weight").
 // Frozen parameters (Parameter::set_trainable(false), for fine-tuning) get no gradient
 // work, and backward stops at the lowest block that has something to train.
 // Inference with KV caches runs in a decoding context beside the model
@@ -16,6 +20,7 @@
 #include "model/config.h"
 #include "nn/embedding.h"
 #include "nn/positional_encoding.h"
+#include "nn/rotary.h"
 #include "nn/transformer_block.h"
 #include "tensor/device_ids.h"
 
@@ -78,10 +83,12 @@ class GPT {
   int64_t num_parameters();  // each tensor once (a tied head is not counted again)
   const GPTConfig& config() const { return config_; }
 
-  nn::Embedding wte;
-  nn::PositionalEncoding wpe;
-  std::vector<nn::TransformerBlock> h;
-  nn::LayerNorm ln_f;
+  nn::Embedding wte;                    // llama: embed_tokens
+  nn::PositionalEncoding wpe;           // rotary positions: an empty table, not a parameter
+  std::vector<nn::TransformerBlock> h;  // llama: layers
+  nn::Norm ln_f;                        // llama: norm
+  // The rotary tables [block_size, D/2] every layer's attention reads (rotary only).
+  const nn::RotaryTables& rope() const { return rope_; }
   Parameter lm_head_weight;  // [V, C], only when the head is untied
   Parameter lm_head_bias;    // [V], only with head_bias
   // The head's matrix [V, C]: the token embedding when the head is tied, else
@@ -96,7 +103,8 @@ class GPT {
 
   GPTConfig config_;
   Device device_ = Device::kCpu;
-  DeviceIds targets_;  // the last forward_loss's targets on the device
+  nn::RotaryTables rope_;  // rotary positions only
+  DeviceIds targets_;      // the last forward_loss's targets on the device
   nn::Dropout embd_drop_;
   int64_t B_ = 0, T_ = 0;
   // Every buffer a step writes, kept from step to step (the memory plan). Decoding's are

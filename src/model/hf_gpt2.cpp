@@ -37,7 +37,10 @@ Tensor transposed(const Tensor& t) {
 }  // namespace
 
 std::string hf_param_name(const std::string& name) {
-  return name.rfind("lm_head.", 0) == 0 ? name : "transformer." + name;
+  if (name.rfind("lm_head.", 0) == 0) return name;
+  for (const char* llama : {"embed_tokens.", "layers.", "norm."})  // the llama family's
+    if (name.rfind(llama, 0) == 0) return "model." + name;
+  return "transformer." + name;
 }
 
 Tensor to_hf_layout(const std::string& name, const Tensor& value) {
@@ -49,6 +52,11 @@ GPTConfig config_from_hf(const nlohmann::json& hf_json) {
   hf.require_object();
   if (hf.has("tinylm_config"))
     return GPTConfig::from_json(hf_json["tinylm_config"], "tinylm_config.");
+  if (hf.has("model_type")) {
+    const std::string type = hf["model_type"].string();
+    require(type == "gpt2",
+            "config.json: model_type '" + type + "' is not supported (gpt2, llama, qwen2, qwen3)");
+  }
   const auto size = [&](const char* key) { return hf[key].integer(1, INT64_MAX); };
   GPTConfig c;
   c.vocab_size = size("vocab_size");
@@ -67,7 +75,7 @@ GPTConfig config_from_hf(const nlohmann::json& hf_json) {
     c.activation = ops::Activation::Relu;
   else
     throw InputError("config.json: unsupported activation_function '" + act + "'");
-  if (hf.has("layer_norm_epsilon")) c.ln_eps = hf["layer_norm_epsilon"].float_number();
+  if (hf.has("layer_norm_epsilon")) c.norm_eps = hf["layer_norm_epsilon"].float_number();
   if (hf.has("tie_word_embeddings")) c.tie_head = hf["tie_word_embeddings"].boolean();
   if (hf.has("resid_pdrop")) c.dropout = hf["resid_pdrop"].float_number();
   c.attn_dropout = hf.has("attn_pdrop") ? hf["attn_pdrop"].float_number() : c.dropout;
@@ -89,7 +97,7 @@ nlohmann::json config_to_hf(const GPTConfig& c, int32_t eot) {
       {"n_head", c.n_head},
       {"n_inner", c.d_ff > 0 ? nlohmann::json(c.d_ff) : nlohmann::json(nullptr)},
       {"activation_function", act},
-      {"layer_norm_epsilon", shortest_decimal(c.ln_eps)},
+      {"layer_norm_epsilon", shortest_decimal(c.norm_eps)},
       {"tie_word_embeddings", c.tie_head},
       {"resid_pdrop", shortest_decimal(c.dropout)},
       {"embd_pdrop", shortest_decimal(c.dropout)},

@@ -40,8 +40,9 @@ void write_hf_generation_config(int32_t eot, const std::string& dir);
 // (for writers of other HF architectures built on the same body).
 std::vector<std::pair<std::string, Tensor>> hf_tensors(GPT& model);
 
-// The HF name of a tinylm parameter ("h.0.ln_1.weight" -> "transformer.h.0.ln_1.weight"),
-// and a tensor of that parameter in HF's layout (Conv1D weights transposed).
+// The HF name of a tinylm parameter ("h.0.ln_1.weight" -> "transformer.h.0.ln_1.weight";
+// the llama family's "layers.0.mlp.up_proj.weight" -> "model.layers.0.mlp.up_proj.weight"),
+// and a tensor of that parameter in HF's layout (GPT-2's Conv1D weights transposed).
 std::string hf_param_name(const std::string& name);
 Tensor to_hf_layout(const std::string& name, const Tensor& value);
 

@@ -71,7 +71,7 @@ GPTConfig config_from_openai_hparams(const nlohmann::json& hparams) {
   c.n_head = size("n_head");
   c.n_layer = size("n_layer");
   c.activation = ops::Activation::GeluTanh;
-  c.ln_eps = 1e-5f;
+  c.norm_eps = 1e-5f;
   c.tie_head = true;
   c.dropout = c.attn_dropout = 0.1f;
   c.validate();

@@ -4,16 +4,23 @@
 
 namespace tinylm::nn {
 
+namespace {
+NormKind norm_kind(const BlockConfig& c) {
+  return c.rms_norm ? NormKind::kRmsNorm : NormKind::kLayerNorm;
+}
+}  // namespace
+
 void add_into(const Tensor& a, const Tensor& b, Tensor& out) {
   out.ensure_shape(a.shape(), a.device());
   on(a).add(a.data(), b.data(), out.data(), a.numel());
 }
 
 TransformerBlock::TransformerBlock(const BlockConfig& c)
-    : ln_1(c.d_model, c.ln_bias, c.ln_eps),
-      attn(c.d_model, c.n_head, c.qkv_bias, c.attn_proj_bias, c.attn_dropout),
-      ln_2(c.d_model, c.ln_bias, c.ln_eps),
-      mlp(c.d_model, c.d_ff, c.activation, c.ffn_bias),
+    : ln_1(c.d_model, c.ln_bias, c.norm_eps, norm_kind(c)),
+      attn(c),
+      ln_2(c.d_model, c.ln_bias, c.norm_eps, norm_kind(c)),
+      mlp(c),
+      naming_(c.naming),
       pre_ln_(c.pre_ln),
       residual_(c.residual),
       attn_drop_(c.dropout),
@@ -36,13 +43,13 @@ void TransformerBlock::init(Rng& rng, float std, float proj_std) {
 }
 
 Tensor TransformerBlock::forward(const Tensor& x, const Context& ctx,
-                                 const ops::AttentionMask& mask) {
+                                 const ops::AttentionMask& mask, const RotaryTables* rope) {
   if (pre_ln_) {
-    add_residual(x, attn_drop_.forward(attn.forward(ln_1.forward(x), ctx, mask), ctx), h_);
+    add_residual(x, attn_drop_.forward(attn.forward(ln_1.forward(x), ctx, mask, rope), ctx), h_);
     add_residual(h_, mlp_drop_.forward(mlp.forward(ln_2.forward(h_), ctx), ctx), y_);
     return y_;
   }
-  add_residual(x, attn_drop_.forward(attn.forward(x, ctx, mask), ctx), sum1_);
+  add_residual(x, attn_drop_.forward(attn.forward(x, ctx, mask, rope), ctx), sum1_);
   h_ = ln_1.forward(sum1_);
   add_residual(h_, mlp_drop_.forward(mlp.forward(h_, ctx), ctx), sum2_);
   return ln_2.forward(sum2_);
@@ -50,13 +57,14 @@ Tensor TransformerBlock::forward(const Tensor& x, const Context& ctx,
 
 void TransformerBlock::plan_buffers(BufferPlan& plan, const std::string& prefix,
                                     const BlockConfig& c, const StepShape& s) {
-  const Width C{"C", c.d_model}, F{"F", c.d_ff};
+  const Width C{"C", c.d_model};
   const bool drop = s.training && c.dropout > 0.0f;
-  LayerNorm::plan_buffers(plan, prefix + ".ln_1", C, s);
-  MultiHeadAttention::plan_buffers(plan, prefix + ".attn", C, c.n_head, s);
+  const bool gpt2 = c.naming == Naming::kGpt2;
+  Norm::plan_buffers(plan, prefix + (gpt2 ? ".ln_1" : ".input_layernorm"), C, s);
+  MultiHeadAttention::plan_buffers(plan, prefix + (gpt2 ? ".attn" : ".self_attn"), c, s);
   Dropout::plan_buffers(plan, prefix + ".attn_drop", C, s, drop);
-  LayerNorm::plan_buffers(plan, prefix + ".ln_2", C, s);
-  FeedForward::plan_buffers(plan, prefix + ".mlp", C, F, s);
+  Norm::plan_buffers(plan, prefix + (gpt2 ? ".ln_2" : ".post_attention_layernorm"), C, s);
+  FeedForward::plan_buffers(plan, prefix + ".mlp", c, s);
   Dropout::plan_buffers(plan, prefix + ".mlp_drop", C, s, drop);
   plan.add_rows(BufferUse::kForward, prefix + ": residual sums", s, C, 2);
   plan.add_rows(BufferUse::kBackward, prefix + ": dh, dx (residual stream)", s, C, 2);
@@ -80,9 +88,10 @@ Tensor TransformerBlock::backward(const Tensor& dy) {
 }
 
 void TransformerBlock::parameters(ParameterList& list, const std::string& prefix) {
-  ln_1.parameters(list, prefix + "ln_1.");
-  attn.parameters(list, prefix + "attn.");
-  ln_2.parameters(list, prefix + "ln_2.");
+  const bool gpt2 = naming_ == Naming::kGpt2;
+  ln_1.parameters(list, prefix + (gpt2 ? "ln_1." : "input_layernorm."));
+  attn.parameters(list, prefix + (gpt2 ? "attn." : "self_attn."));
+  ln_2.parameters(list, prefix + (gpt2 ? "ln_2." : "post_attention_layernorm."));
   mlp.parameters(list, prefix + "mlp.");
 }
 

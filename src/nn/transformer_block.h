@@ -3,14 +3,17 @@
 //   post-LN (Vaswani et al.): h = ln_1(x + drop(attn(x)));  y = ln_2(h + drop(mlp(h)))
 //   forward:  x [B, T, C] -> y [B, T, C]
 //   backward: dy [B, T, C] -> dx [B, T, C]
+// The llama family's block is the pre-LN one with RMSNorms, rotary grouped-query
+// attention and a SwiGLU feed-forward, named as Hugging Face's LlamaDecoderLayer
+// (input_layernorm, self_attn, post_attention_layernorm, mlp).
 #pragma once
 #include <string>
 
 #include "nn/block_config.h"
 #include "nn/dropout.h"
 #include "nn/feed_forward.h"
-#include "nn/layernorm.h"
 #include "nn/multi_head_attention.h"
+#include "nn/norm.h"
 
 namespace tinylm::nn {
 
@@ -19,7 +22,9 @@ class TransformerBlock {
   TransformerBlock() = default;
   explicit TransformerBlock(const BlockConfig& c);
 
-  Tensor forward(const Tensor& x, const Context& ctx, const ops::AttentionMask& mask);
+  // rope: the model's rotary tables (rotary attention), else null.
+  Tensor forward(const Tensor& x, const Context& ctx, const ops::AttentionMask& mask,
+                 const RotaryTables* rope = nullptr);
   Tensor backward(const Tensor& dy);
   void init(Rng& rng, float std, float proj_std);
   void parameters(ParameterList& list, const std::string& prefix);
@@ -31,12 +36,13 @@ class TransformerBlock {
   // out = a + b, or out = b when the residual connection is switched off.
   void add_residual(const Tensor& a, const Tensor& b, Tensor& out) const;
 
-  LayerNorm ln_1;
-  MultiHeadAttention attn;
-  LayerNorm ln_2;
+  Norm ln_1;
+  MultiHeadAttention attn;  // llama: self_attn
+  Norm ln_2;                // llama: post_attention_layernorm
   FeedForward mlp;
 
  private:
+  Naming naming_ = Naming::kGpt2;
   bool pre_ln_ = true;
   bool residual_ = true;  // false: the skip connections are cut (out = f(x))
   Dropout attn_drop_, mlp_drop_;

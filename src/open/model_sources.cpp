@@ -7,6 +7,8 @@
 #include "model/gguf_gpt2.h"
 #include "model/hf_classifier.h"
 #include "model/hf_gpt2.h"
+#include "model/hf_llama.h"
+#include "model/hf_lm.h"
 #include "model/openai_gpt2.h"
 #include "open/classify_run.h"
 #include "open/gguf_model.h"
@@ -44,7 +46,9 @@ bool is_hf_classifier_config(const std::string& dir) {
 
 GPTConfig hf_shape(const ModelSourceInfo& s) {
   try {
-    return config_from_hf(read_json_file(s.path + "/config.json"));
+    const nlohmann::json config = read_json_file(s.path + "/config.json");
+    if (is_llama_family_config(config)) return llama_config_from_hf(config);
+    return config_from_hf(config);
   } catch (const InputError& e) {
     const std::string what = e.what();
     throw InputError(what.rfind("config.json", 0) == 0 ? s.path + "/" + what : what);
@@ -58,9 +62,25 @@ std::unique_ptr<Tokenizer> hf_folder_tokenizer(const std::string& dir, const Ope
   return stored ? std::move(stored) : gpt2_tokenizer(o);
 }
 
+// A llama-family folder's tokenizer: tinylm's own, or GPT-2's byte-level BPE where
+// tokenizer_config.json names GPT2Tokenizer (vocab.json and merges.txt as GPT-2's).
+// tokenizer.json tokenizers (SmolLM2's, Qwen's, Llama 3's) are not read yet: refused.
+std::unique_ptr<Tokenizer> llama_folder_tokenizer(const std::string& dir, const OpenOptions& o) {
+  if (std::unique_ptr<Tokenizer> stored = stored_folder_tokenizer(dir)) return stored;
+  const std::string config = dir + "/tokenizer_config.json";
+  const nlohmann::json t = file_exists(config) ? read_json_file(config) : nlohmann::json();
+  require(t.is_object() && t.value("tokenizer_class", "") == "GPT2Tokenizer",
+          dir +
+              ": its tokenizer is not one tinylm reads yet (GPT2Tokenizer in "
+              "tokenizer_config.json, or a tokenizer tinylm saved)");
+  return gpt2_tokenizer(o);
+}
+
 void open_hf_lm(OpenedModel& m, const OpenOptions& o) {
-  m.lm = load_hf_gpt2(m.source.path);
-  m.tokenizer = hf_folder_tokenizer(m.source.path, o);
+  const bool llama = is_hf_llama_dir(m.source.path);
+  m.lm = load_hf_lm(m.source.path);
+  m.tokenizer =
+      llama ? llama_folder_tokenizer(m.source.path, o) : hf_folder_tokenizer(m.source.path, o);
   m.checkpoint = m.source.path + "/model.safetensors";
 }
 
@@ -226,8 +246,12 @@ const std::vector<ModelSourceRow>& model_source_table() {
          return "a Hugging Face GPT-2 classifier folder";
        },
        hf_shape, open_hf_classifier, BaseUse::kBody, "hf"},
-      {K::HfLanguageModel, F::kFolder, [](ModelSourceInfo& s) { return is_hf_model_dir(s.path); },
-       [](const ModelSourceInfo&) -> std::string { return "a Hugging Face GPT-2 folder"; },
+      {K::HfLanguageModel, F::kFolder,
+       [](ModelSourceInfo& s) { return is_hf_model_dir(s.path) || is_hf_llama_dir(s.path); },
+       [](const ModelSourceInfo& s) -> std::string {
+         return is_hf_llama_dir(s.path) ? "a Hugging Face Llama-family folder"
+                                        : "a Hugging Face GPT-2 folder";
+       },
        hf_shape, open_hf_lm, BaseUse::kModel, "hf"},
       {K::FinetuneRun, F::kFolder, is_finetune_run,
        [](const ModelSourceInfo& s) { return "a " + s.task + " fine-tuning run"; },

@@ -85,6 +85,25 @@ void rows_to_heads(const float* rows, float* y, int64_t B, int64_t T, int64_t H,
   });
 }
 
+void repeat_kv(const float* kv, float* out, int64_t B, int64_t KV, int64_t g, int64_t n) {
+  parallel_for(B * KV * g, B * KV * g * n >= kMinParallel, [&](int64_t bh) {
+    std::memcpy(out + bh * n, kv + (bh / g) * n, sizeof(float) * n);
+  });
+}
+
+// Each entry summed in float in head order.
+void sum_kv_groups(const float* d, float* dkv, int64_t B, int64_t KV, int64_t g, int64_t n) {
+  parallel_for(B * KV, B * KV * g * n >= kMinParallel, [&](int64_t bk) {
+    float* out = dkv + bk * n;
+    const float* first = d + bk * g * n;
+    std::memcpy(out, first, sizeof(float) * n);
+    for (int64_t j = 1; j < g; ++j) {
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) out[i] += first[j * n + i];
+    }
+  });
+}
+
 void add_positions(const float* tok, const float* pos, float* x, int64_t B, int64_t T, int64_t C) {
   parallel_for(B * T, B * T * C >= kMinParallel, [&](int64_t bt) {
     const int64_t t = bt % T;

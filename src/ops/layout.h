@@ -5,6 +5,8 @@
 //   qkv [B, T, 3C]  the fused query/key/value projection, C = H * dh
 //   q, k, v, y [B, H, T, dh]  one [T, dh] block per (batch element, head)
 //   rows [B, T, C]  the heads side by side again
+//   kv [B, KV, T, dh]  grouped-query attention's key or value heads, KV = H / g: query
+//                      head h reads kv head h / g
 #pragma once
 #include <cstdint>
 
@@ -28,6 +30,13 @@ void heads_to_rows(const float* y, float* rows, int64_t B, int64_t T, int64_t H,
 // rows [B, T, C] -> y [B, H, T, dh] (the inverse of heads_to_rows)
 void rows_to_heads(const float* rows, float* y, int64_t B, int64_t T, int64_t H, int64_t dh);
 
+// kv [B, KV, T*dh] -> out [B, KV*g, T*dh]: each kv head copied to the g query heads of its
+// group (n = T * dh)
+void repeat_kv(const float* kv, float* out, int64_t B, int64_t KV, int64_t g, int64_t n);
+// d [B, KV*g, n] -> dkv [B, KV, n] = the sum over each group's g heads (the inverse of
+// repeat_kv's gradient; overwritten)
+void sum_kv_groups(const float* d, float* dkv, int64_t B, int64_t KV, int64_t g, int64_t n);
+
 // x [B, T, C] = tok [B, T, C] + pos [T, C] (every batch element gets the same positions)
 void add_positions(const float* tok, const float* pos, float* x, int64_t B, int64_t T, int64_t C);
 // dpos [T*C] = sum over b of dx [B, T*C] (overwritten)
@@ -43,6 +52,8 @@ void join_heads(const float* q, const float* k, const float* v, float* qkv, int6
                 int64_t H, int64_t dh);
 void heads_to_rows(const float* y, float* rows, int64_t B, int64_t T, int64_t H, int64_t dh);
 void rows_to_heads(const float* rows, float* y, int64_t B, int64_t T, int64_t H, int64_t dh);
+void repeat_kv(const float* kv, float* out, int64_t B, int64_t KV, int64_t g, int64_t n);
+void sum_kv_groups(const float* d, float* dkv, int64_t B, int64_t KV, int64_t g, int64_t n);
 void add_positions(const float* tok, const float* pos, float* x, int64_t B, int64_t T, int64_t C);
 void sum_over_batch(const float* dx, float* dpos, int64_t B, int64_t TC);
 }  // namespace ref

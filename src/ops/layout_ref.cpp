@@ -74,6 +74,22 @@ void add_positions(const float* tok, const float* pos, float* x, int64_t B, int6
         x[(b * T + t) * C + c] = tok[(b * T + t) * C + c] + pos[t * C + c];
 }
 
+void repeat_kv(const float* kv, float* out, int64_t B, int64_t KV, int64_t g, int64_t n) {
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < KV * g; ++h)
+      for (int64_t i = 0; i < n; ++i) out[(b * KV * g + h) * n + i] = kv[(b * KV + h / g) * n + i];
+}
+
+void sum_kv_groups(const float* d, float* dkv, int64_t B, int64_t KV, int64_t g, int64_t n) {
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t k = 0; k < KV; ++k)
+      for (int64_t i = 0; i < n; ++i) {
+        double sum = 0.0;
+        for (int64_t j = 0; j < g; ++j) sum += d[((b * KV + k) * g + j) * n + i];
+        dkv[(b * KV + k) * n + i] = static_cast<float>(sum);
+      }
+}
+
 void sum_over_batch(const float* dx, float* dpos, int64_t B, int64_t TC) {
   for (int64_t i = 0; i < TC; ++i) {
     double sum = 0.0;

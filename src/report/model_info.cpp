@@ -11,6 +11,10 @@ namespace tinylm::report {
 
 ModelInfo model_info(const GPTConfig& c, int64_t batch, int64_t seq, const LoraAdapters* lora) {
   c.validate();
+  // The tables below count GPT-2's modules; the llama family's rows are not written yet.
+  require(c.arch == Arch::Gpt2,
+          "the parameter, FLOP and memory tables describe arch gpt2 only so far (this model "
+          "is arch llama)");
   ModelInfo info;
   info.config = c;
   info.params = param_table(c);
@@ -44,7 +48,7 @@ std::string yes_no(bool b) {
 
 std::string describe(const GPTConfig& c) {
   std::string s = "model: " + std::to_string(c.n_layer) + " layers, " + std::to_string(c.n_head) +
-                  " heads (d_head " + std::to_string(c.head_dim()) + "), d_model " +
+                  " heads (d_head " + std::to_string(c.head_size()) + "), d_model " +
                   std::to_string(c.d_model) + ", d_ff " + std::to_string(c.ffn_hidden()) +
                   ", vocab " + with_commas(c.vocab_size) + ", block_size " +
                   std::to_string(c.block_size) + "\n";

@@ -8,6 +8,7 @@
 #include "generate/generate.h"
 #include "io/safetensors.h"
 #include "model/hf_gpt2.h"
+#include "model/hf_lm.h"
 #include "optim/adamw.h"
 #include "run/train_config.h"
 #include "util/error.h"
@@ -174,7 +175,7 @@ void check_forward_backward(GPT& model, const SafeTensors& ref, const ReferenceS
     model.forward_loss(b.ids.data(), b.targets.data(), b.B, b.T);  // restore the loss state
   }
   if (spec.loss) results.push_back(make("loss", relative_error(loss, *spec.loss), 1e-5));
-  if (ref.has("grad.transformer.wte.weight")) {
+  if (ref.has("grad." + hf_param_name(model.parameters().front().name))) {
     model.backward();
     results.push_back(compare_params("grad", model, ref, "grad.", true, 1e-4));
   }
@@ -244,7 +245,7 @@ std::vector<CheckResult> verify_reference(const std::string& dir, Device device)
   const nlohmann::json info = read_json_file(info_path);
   JsonField(info, info_path).require_object();
   const SafeTensors ref = load_safetensors(dir + "/reference.safetensors");
-  std::unique_ptr<GPT> model = load_hf_gpt2(dir);
+  std::unique_ptr<GPT> model = load_hf_lm(dir);
   model->to(device);
   const ReferenceSpec spec = parse_reference_json(info, info_path, model->config().vocab_size);
   const ReferenceBatch batch = read_reference_batch(ref, model->config());
@@ -252,8 +253,8 @@ std::vector<CheckResult> verify_reference(const std::string& dir, Device device)
   std::vector<CheckResult> results;
   check_forward_backward(*model, ref, spec, batch, results);
   std::unique_ptr<GPT> trained;  // the model after the AdamW steps, if the reference ran them
-  if (spec.adamw && ref.has("after_adamw.transformer.wte.weight")) {
-    trained = load_hf_gpt2(dir);
+  if (spec.adamw && ref.has("after_adamw." + hf_param_name(model->parameters().front().name))) {
+    trained = load_hf_lm(dir);
     trained->to(device);
     check_adamw_steps(*trained, ref, *spec.adamw, batch, results);
   }

@@ -147,6 +147,34 @@ Case sum_over_batch_case(int64_t B, int64_t TC) {
           {1e-5, 1e-6 * static_cast<double>(B)}};
 }
 
+// Grouped-query attention's kv heads: repeat_kv kv [B, KV, n] -> [B, KV*g, n] (moves: the
+// same bits), and sum_kv_groups d [B, KV*g, n] -> [B, KV, n] (g terms: ~g ulp apart).
+Case kv_groups_case(int64_t B, int64_t KV, int64_t g, int64_t n, bool sum) {
+  const int64_t small = B * KV * n, big = small * g;
+  auto make = [=](Rng& rng) {
+    Inputs in;
+    in.f["in"] = random_vec(sum ? big : small, rng);
+    return in;
+  };
+  auto run = [=](const Backend& b, const Inputs& in) {
+    const Tensor x = upload(in["in"], b.device);
+    Tensor out = fresh(sum ? small : big, b.device);
+    if (sum)
+      b.sum_kv_groups(x.data(), out.data(), B, KV, g, n);
+    else
+      b.repeat_kv(x.data(), out.data(), B, KV, g, n);
+    return Outputs().add(sum ? "dkv" : "out", out);
+  };
+  const std::string shape = dims({{"B", B}, {"KV", KV}, {"g", g}, {"n", n}});
+  if (sum)
+    return {"sum_kv_groups " + shape,
+            ENTRY(sum_kv_groups),
+            make,
+            run,
+            {1e-5, 1e-6 * static_cast<double>(g)}};
+  return {"repeat_kv " + shape, ENTRY(repeat_kv), make, run, kExact};
+}
+
 }  // namespace
 
 void add_layout_cases(std::vector<Case>& cases) {
@@ -165,6 +193,16 @@ void add_layout_cases(std::vector<Case>& cases) {
       cases.push_back(qkv_heads_case(s, inverse));
       cases.push_back(rows_heads_case(s, inverse));
     }
+  // group sizes 1 (multi-head) .. all heads in one group (multi-query), odd head widths
+  using Groups = std::array<int64_t, 4>;
+  for (const Groups& s : {Groups{1, 1, 1, 1},
+                          {2, 2, 2, 11 * 12},
+                          {1, 3, 3, 7 * 64},
+                          {3, 1, 4, 5 * 13},
+                          {2, 4, 1, 9},
+                          {1, 2, 7, 1000},
+                          {2, 3, 5, 4099}})
+    for (bool sum : {false, true}) cases.push_back(kv_groups_case(s[0], s[1], s[2], s[3], sum));
   using Dims = std::array<int64_t, 3>;
   for (const Dims& s : {Dims{1, 1, 1}, {3, 5, 7}, {2, 1, 768}, {4, 64, 65}, {8, 33, 128}})
     cases.push_back(add_positions_case(s[0], s[1], s[2]));

@@ -193,7 +193,8 @@ constexpr const char* kKernels[] = {
     "softmax_forward", "softmax_backward", "attention_forward", "attention_backward",
     "attention_forward_tiled", "attention_backward_tiled", "embedding_forward",
     "embedding_backward", "dropout_forward", "dropout_backward", "cross_entropy", "add", "scale",
-    "copy", "split_heads", "join_heads", "heads_to_rows", "rows_to_heads", "add_positions",
+    "copy", "split_heads", "join_heads", "heads_to_rows", "rows_to_heads", "repeat_kv",
+    "sum_kv_groups", "add_positions",
     "sum_over_batch", "adamw_update", "adamw_update_spans", "clip_grad_norm"};
 // clang-format on
 

@@ -198,13 +198,13 @@ TEST(GPTConfig, BlockConfigResolvesTheDefaults) {
 
   c.d_ff = 12, c.attn_dropout = 0.0f, c.activation = ops::Activation::Relu, c.pre_ln = false;
   c.residual = false, c.qkv_bias = false, c.attn_proj_bias = false, c.ffn_bias = false;
-  c.ln_bias = false, c.ln_eps = 1e-6f;
+  c.ln_bias = false, c.norm_eps = 1e-6f;
   b = block_config(c);
   EXPECT_EQ(b.d_ff, 12);
   EXPECT_EQ(b.attn_dropout, 0.0f);
   EXPECT_EQ(b.activation, ops::Activation::Relu);
   EXPECT_FALSE(b.pre_ln || b.residual || b.qkv_bias || b.attn_proj_bias || b.ffn_bias || b.ln_bias);
-  EXPECT_EQ(b.ln_eps, 1e-6f);
+  EXPECT_EQ(b.norm_eps, 1e-6f);
 }
 
 }  // namespace

@@ -39,6 +39,20 @@ TEST(HuggingFaceParity, Gpt2TinyLogitsLossGreedy) {
   expect_all_pass(results, 3);  // logits, loss, greedy
 }
 
+// The llama family (model/hf_llama.h): Llama with grouped-query attention, Qwen3 with q/k
+// norms and a head width apart from d_model / n_head (tied head), Llama 3's rope_scaling.
+TEST(HuggingFaceParity, LlamaMicroLogitsLossGradientsAdamWGreedy) {
+  expect_all_pass(verify_reference(kFixtures + "llama-micro"), 6);
+}
+
+TEST(HuggingFaceParity, Qwen3MicroLogitsLossGradientsAdamWGreedy) {
+  expect_all_pass(verify_reference(kFixtures + "qwen3-micro"), 6);
+}
+
+TEST(HuggingFaceParity, LlamaTinyWithLlama3RopeScalingLogitsLossGreedy) {
+  expect_all_pass(verify_reference(kFixtures + "llama-tiny"), 3);
+}
+
 // A copy of a fixture folder whose reference.json is changed by `edit`.
 std::string edited_copy(const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
   const auto dir = std::filesystem::temp_directory_path() /

@@ -1,0 +1,17 @@
+// One Hugging Face language-model folder, whichever family config.json's model_type
+// names: gpt2 (model/hf_gpt2.h) or llama, qwen2, qwen3 (model/hf_llama.h).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "model/gpt.h"
+
+namespace tinylm {
+
+// Does DIR hold a llama-family config.json (model_type llama, qwen2 or qwen3)?
+bool is_hf_llama_dir(const std::string& dir);
+
+// Loads DIR as its model_type says.
+std::unique_ptr<GPT> load_hf_lm(const std::string& dir);
+
+}  // namespace tinylm

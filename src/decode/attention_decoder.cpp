@@ -50,55 +50,65 @@ int64_t AttentionDecoder::step_bytes() const {
   return bytes;
 }
 
-// q [H, R, D], k, v [KV, R, D]: head h of row r at (h * R + r) * D.
+// q [H, R, D], k, v [KV, R, D]: head h of row r at (h * R + r) * D. With Qwen3's norms
+// the projections write q_raw_, k_raw_ and the norms q_, k_.
 void AttentionDecoder::project(const Tensor& x, int64_t R) {
   const int64_t H = attn_->n_head(), KV = attn_->n_kv_head(), D = attn_->head_dim();
   const Device device = x.device();
   const Backend& kernels = on(x);
-  q_.ensure_shape({H, R, D}, device);
+  const bool normed = attn_->qk_norm();
+  Tensor& q = normed ? q_raw_ : q_;
+  Tensor& k = normed ? k_raw_ : k_;
+  q.ensure_shape({H, R, D}, device);
   y_.ensure_shape({H, R, D}, device);
-  for (Tensor* t : {&k_, &v_}) t->ensure_shape({KV, R, D}, device);
+  for (Tensor* t : {&k, &v_}) t->ensure_shape({KV, R, D}, device);
   if (attn_->fused()) {
     const Tensor qkv = in_[0].forward(x);  // [1, R, 3C]
-    kernels.split_heads(qkv.data(), q_.data(), k_.data(), v_.data(), 1, R, H, D);
+    kernels.split_heads(qkv.data(), q.data(), k.data(), v_.data(), 1, R, H, D);
   } else {
-    kernels.rows_to_heads(in_[0].forward(x).data(), q_.data(), 1, R, H, D);
-    kernels.rows_to_heads(in_[1].forward(x).data(), k_.data(), 1, R, KV, D);
+    kernels.rows_to_heads(in_[0].forward(x).data(), q.data(), 1, R, H, D);
+    kernels.rows_to_heads(in_[1].forward(x).data(), k.data(), 1, R, KV, D);
     kernels.rows_to_heads(in_[2].forward(x).data(), v_.data(), 1, R, KV, D);
   }
-  if (attn_->qk_norm()) {
-    attn_->q_norm.forward_into(q_, q_normed_, norm_mean_, norm_rstd_);
-    attn_->k_norm.forward_into(k_, k_normed_, norm_mean_, norm_rstd_);
-    std::swap(q_, q_normed_);
-    std::swap(k_, k_normed_);
+  if (normed) {
+    attn_->q_norm.forward_into(q_raw_, q_, norm_mean_, norm_rstd_);
+    attn_->k_norm.forward_into(k_raw_, k_, norm_mean_, norm_rstd_);
   }
 }
 
-// On the CPU the pairs are spread over the threads (one parallel region per call, each
-// pair's small products single-threaded inside it); a GPU takes them one after another.
-template <class PairWork>
-void AttentionDecoder::for_each_pair(int64_t pairs, Device device, const PairWork& f) {
+// Every (span, kv head) pair stores, then every (span, query head) pair attends. On the
+// CPU one parallel region holds both loops (the barrier between them orders the cache
+// writes before the reads), each pair's small products single-threaded inside it; a
+// GPU takes the pairs one after another.
+void AttentionDecoder::store_and_attend(std::span<const CachedSpan> spans, int64_t R,
+                                        const Backend& kernels, Device device) {
+  const auto S = static_cast<int64_t>(spans.size());
+  const int64_t stores = S * attn_->n_kv_head(), attends = S * attn_->n_head();
   if (device != Device::kCpu) {
-    for (int64_t i = 0; i < pairs; ++i) f(i);
+    for (int64_t i = 0; i < stores; ++i) store(spans, i, R, kernels);
+    for (int64_t i = 0; i < attends; ++i) attend(spans, i, R, kernels);
     return;
   }
   ParallelErrors errors;  // nothing may throw out of the region
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < pairs; ++i) errors.run([&] { f(i); });
+#pragma omp parallel
+  {
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < stores; ++i) errors.run([&] { store(spans, i, R, kernels); });
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < attends; ++i) errors.run([&] { attend(spans, i, R, kernels); });
+  }
   errors.rethrow();
 }
 
 Tensor AttentionDecoder::forward(const Tensor& x, std::span<const CachedSpan> spans) {
-  const int64_t C = attn_->d_model(), H = attn_->n_head(), KV = attn_->n_kv_head();
+  const int64_t C = attn_->d_model(), H = attn_->n_head();
   const int64_t D = attn_->head_dim();
   const int64_t R = cached_rows(x, spans, C);
   const Device device = x.device();
   const Backend& kernels = on(x);
   project(x, R);
   place_spans(spans, device);
-  const auto S = static_cast<int64_t>(spans.size());
-  for_each_pair(S * KV, device, [&](int64_t i) { store(spans, i, R, kernels); });
-  for_each_pair(S * H, device, [&](int64_t i) { attend(spans, i, R, kernels); });
+  store_and_attend(spans, R, kernels, device);
   merged_.ensure_shape({1, R, H * D}, device);
   kernels.heads_to_rows(y_.data(), merged_.data(), 1, R, H, D);
   return c_proj_.forward(merged_);
@@ -121,8 +131,8 @@ void AttentionDecoder::place_spans(std::span<const CachedSpan> spans, Device dev
     att_ = Tensor::empty({span_att_at_.back()}, device);
 }
 
-// One (span, kv head) pair, i = span * KV + head: its new keys rotated to their positions
-// (rotary attention), then its keys and values into the cache at pos.
+// One (span, kv head) pair, i = span * KV + head: its new keys and values into the cache
+// at pos, the keys rotated to their positions on the way (rotary attention).
 void AttentionDecoder::store(std::span<const CachedSpan> spans, int64_t i, int64_t R,
                              const Backend& kernels) {
   const int64_t KV = attn_->n_kv_head(), D = attn_->head_dim();

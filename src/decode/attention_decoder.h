@@ -45,16 +45,15 @@ class AttentionDecoder {
   std::vector<LinearDecoder> in_;  // c_attn (GPT-2), or q_proj, k_proj, v_proj
   LinearDecoder c_proj_;
   Tensor q_, k_, v_, y_, merged_;  // q, y [H, R, D]; k, v [KV, R, D]; merged [1, R, H*D]
-  Tensor q_normed_, k_normed_, norm_mean_, norm_rstd_;  // Qwen3's q/k norms
+  Tensor q_raw_, k_raw_, norm_mean_, norm_rstd_;  // Qwen3: q, k before their norms
   Tensor att_;  // per span [H, n, Tk] (or more), one after another
   std::vector<int64_t> span_first_row_, span_att_at_;  // where each span's rows are
   void project(const Tensor& x, int64_t R);            // x -> q_, k_, v_ (normalised)
   void place_spans(std::span<const CachedSpan> spans, Device device);
-  // Each (span, kv head) pair's keys rotated and cached with its values; each (span,
-  // query head) pair's queries rotated and attending. Spread over the CPU's threads.
-  // (A template: a std::function of these captures would allocate at every step.)
-  template <class PairWork>
-  void for_each_pair(int64_t pairs, Device device, const PairWork& f);
+  // Each (span, kv head) pair's keys rotated and cached with its values, then each (span,
+  // query head) pair's queries rotated and attending; spread over the CPU's threads.
+  void store_and_attend(std::span<const CachedSpan> spans, int64_t R, const Backend& kernels,
+                        Device device);
   void store(std::span<const CachedSpan> spans, int64_t i, int64_t R, const Backend& kernels);
   void attend(std::span<const CachedSpan> spans, int64_t i, int64_t R, const Backend& kernels);
 };

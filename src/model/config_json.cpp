@@ -28,8 +28,8 @@ struct Field {
   unsigned families;
 };
 
-// The plain fields by JSON type: the keys from_json accepts besides "arch", "preset",
-// "bias", "activation", "position" and "rope_scaling". Some members have a key per family
+// The plain fields by JSON type: the keys from_json accepts besides "arch", "preset" and
+// kSpecialFields' (below). Some members have a key per family
 // (ln_eps / norm_eps, qkv_bias / attention_bias: the names each family's users know).
 // (Constant-initialized: no static initialization order.)
 constexpr Field<int64_t> kIntegerFields[] = {
@@ -207,17 +207,47 @@ ops::Llama3RopeScaling read_rope_scaling(const ModelFields& fields, const std::s
   return s;
 }
 
+// InputError unless c's family has the field `key`.
+void require_family(const ModelFields& in, const std::string& key, unsigned families,
+                    const GPTConfig& c) {
+  require(families & family_bit(c.arch),
+          in.prefix + key + " is not a field of arch " + arch_name(c.arch) +
+              (families == kLlama ? " (it is arch llama's: set " + in.prefix + "arch)"
+                                  : " (the llama family's blocks are RMSNorm, RoPE, SwiGLU)"));
+}
+
 template <typename T, size_t N>
 bool read_table_field(const Field<T> (&fields)[N], const ModelFields& in, const std::string& key,
                       GPTConfig& c, T (ModelFields::*read)(const std::string&) const) {
   const Field<T>* f = field_named(fields, key);
   if (!f) return false;
-  require(f->families & family_bit(c.arch),
-          in.prefix + key + " is not a field of arch " + arch_name(c.arch) +
-              (f->families == kLlama ? " (it is arch llama's: set " + in.prefix + "arch)" : ""));
+  require_family(in, key, f->families, c);
   c.*(f->member) = (in.*read)(key);
   return true;
 }
+
+// The fields read by a function of their own, and the families that have them.
+struct SpecialField {
+  std::string_view key;
+  unsigned families;
+  void (*read)(const ModelFields& in, const std::string& key, GPTConfig& c);
+};
+constexpr SpecialField kSpecialFields[] = {
+    {"bias", kGpt2,  // nanoGPT's one switch for the four bias flags
+     [](const ModelFields& in, const std::string& key, GPTConfig& c) {
+       c.qkv_bias = c.attn_proj_bias = c.ffn_bias = c.ln_bias = in.boolean(key);
+     }},
+    {"activation", kGpt2,
+     [](const ModelFields& in, const std::string& key, GPTConfig& c) {
+       c.activation = read_activation(in, key);
+     }},
+    {"position", kGpt2,
+     [](const ModelFields& in, const std::string& key, GPTConfig& c) {
+       c.position = read_position(in, key);
+     }},
+    {"rope_scaling", kLlama, [](const ModelFields& in, const std::string& key, GPTConfig& c) {
+       c.rope_scaling = read_rope_scaling(in, key);
+     }}};
 
 // One key of the config into c; InputError for a key GPTConfig does not have, or one
 // that c's family does not.
@@ -226,26 +256,12 @@ void read_field(const ModelFields& fields, const std::string& key, GPTConfig& c)
       read_table_field(kBooleanFields, fields, key, c, &ModelFields::boolean) ||
       read_table_field(kFloatFields, fields, key, c, &ModelFields::float32))
     return;
-  const bool gpt2 = c.arch == Arch::Gpt2;
-  const bool family_field = key == "bias" || key == "activation" || key == "position";
-  require(!family_field || gpt2,
-          fields.prefix + key +
-              " is not a field of arch llama (its blocks are fixed: RMSNorm, "
-              "RoPE, SwiGLU)");
-  if (key == "bias")  // nanoGPT's one switch for the four bias flags
-    c.qkv_bias = c.attn_proj_bias = c.ffn_bias = c.ln_bias = fields.boolean(key);
-  else if (key == "activation")
-    c.activation = read_activation(fields, key);
-  else if (key == "position")
-    c.position = read_position(fields, key);
-  else if (key == "rope_scaling" && !gpt2)
-    c.rope_scaling = read_rope_scaling(fields, key);
-  else if (key == "rope_scaling")
-    throw InputError(fields.prefix + key +
-                     " is not a field of arch gpt2 (it is arch llama's: set " + fields.prefix +
-                     "arch)");
-  else
-    throw InputError("unknown field " + fields.prefix + key);
+  for (const SpecialField& f : kSpecialFields) {
+    if (f.key != key) continue;
+    require_family(fields, key, f.families, c);
+    return f.read(fields, key, c);
+  }
+  throw InputError("unknown field " + fields.prefix + key);
 }
 
 }  // namespace

@@ -32,25 +32,26 @@ const LlamaModelType* model_type_of(const nlohmann::json& hf) {
   return nullptr;
 }
 
-// rope_theta and rope_scaling: transformers 4 keeps them at the top level, transformers 5
-// under rope_parameters ({"rope_theta", "rope_type", and llama3's factors}).
+// rope_theta and rope_scaling: transformers 4 keeps them at the top level (rope_scaling
+// null or an object), transformers 5 in one object, rope_parameters. Both name the kind
+// rope_type ("type" in older files): default, or llama3 with its factors.
 void read_rope(const JsonField& hf, GPTConfig& c) {
   const bool v5 = hf.has("rope_parameters") && !hf["rope_parameters"].is_null();
-  const JsonField params = v5 ? hf["rope_parameters"] : hf;
-  if (params.has("rope_theta")) c.rope_theta = params["rope_theta"].float_number();
-  const JsonField scaling = v5 ? params : (hf.has("rope_scaling") ? hf["rope_scaling"] : hf);
-  if (!v5 && (!hf.has("rope_scaling") || hf["rope_scaling"].is_null())) return;
-  const std::string type = scaling.has("rope_type")
-                               ? scaling["rope_type"].string()
-                               : (scaling.has("type") ? scaling["type"].string() : "default");
+  const JsonField theta_in = v5 ? hf["rope_parameters"] : hf;
+  if (theta_in.has("rope_theta")) c.rope_theta = theta_in["rope_theta"].float_number();
+  const char* scaling_key = v5 ? "rope_parameters" : "rope_scaling";
+  if (!hf.has(scaling_key) || hf[scaling_key].is_null()) return;
+  const JsonField r = hf[scaling_key];
+  const char* type_key = r.has("rope_type") ? "rope_type" : "type";
+  const std::string type = r.has(type_key) ? r[type_key].string() : "default";
   if (type == "default") return;
   require(type == "llama3",
-          scaling.name() + ": rope_type '" + type + "' is not supported (default or llama3)");
-  c.rope_scaling.factor = scaling["factor"].float_number();
-  c.rope_scaling.low_freq_factor = scaling["low_freq_factor"].float_number();
-  c.rope_scaling.high_freq_factor = scaling["high_freq_factor"].float_number();
+          r.name() + ": rope_type '" + type + "' is not supported (default or llama3)");
+  c.rope_scaling.factor = r["factor"].float_number();
+  c.rope_scaling.low_freq_factor = r["low_freq_factor"].float_number();
+  c.rope_scaling.high_freq_factor = r["high_freq_factor"].float_number();
   c.rope_scaling.original_max_position =
-      scaling["original_max_position_embeddings"].integer(1, INT64_MAX);
+      r["original_max_position_embeddings"].integer(1, INT64_MAX);
 }
 
 // Every tensor of the folder's weights: model.safetensors, or the shards its index lists.

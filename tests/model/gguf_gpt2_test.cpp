@@ -72,7 +72,7 @@ TEST(GgufGpt2, NamesLayoutAndTypesAreLlamaCpps) {
   const Gguf g = gpt_to_gguf(*model, GgmlType::kQ8_0, "tiny");
   EXPECT_EQ(g.get_string("general.architecture"), "gpt2");
   EXPECT_EQ(g.get_integer("general.file_type"), 7);
-  EXPECT_EQ(g.get_integer("general.quantization_version"), 2);  // quantized tensors: ggml's
+  EXPECT_EQ(g.get_integer("general.quantization_version"), 2);     // quantized tensors: ggml's
   EXPECT_EQ(g.metadata[3].first, "general.quantization_version");  // after file_type
   for (GgmlType type : {GgmlType::kF32, GgmlType::kF16, GgmlType::kBF16})  // none quantized
     EXPECT_EQ(gpt_to_gguf(*model, type, "tiny").find("general.quantization_version"), nullptr);

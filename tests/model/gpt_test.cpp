@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/gradcheck.h"
+#include "model_gradcheck.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -26,25 +27,9 @@ TEST(GPT, GradientsMatchFiniteDifferences) {
     GPT model(c);
     Rng rng(3);
     model.init(rng);
-    // Larger random weights than GPT-2's 0.02 so every path carries signal.
-    for (auto& p : model.parameters()) {
-      Tensor r = testing::random_tensor(p.param->value.shape(), rng, 0.3f);
-      p.param->value.copy_from(r);
-    }
-    const int64_t B = 2, T = 5;
-    std::vector<int32_t> ids(B * T), targets(B * T);
-    for (auto& id : ids) id = static_cast<int32_t>(rng.below(c.vocab_size));
-    for (auto& t : targets) t = static_cast<int32_t>(rng.below(c.vocab_size));
-    targets[3] = -100;  // an ignored position
-
-    model.zero_grad();
-    model.forward_loss(ids.data(), targets.data(), B, T);
-    model.backward();
-    const auto loss = [&] { return model.forward_loss(ids.data(), targets.data(), B, T); };
-    for (auto& p : model.parameters()) {
-      const Tensor analytic = p.param->grad.clone();
-      testing::expect_grad_close(p.name, p.param->value, analytic, loss, 16, 1e-2f, 2e-2);
-    }
+    testing::RandomBatch batch = testing::randomize(model, rng, 2, 5);
+    batch.targets[3] = -100;  // an ignored position
+    testing::expect_loss_gradients_close(model, batch, 16);
   }
 }
 
@@ -58,28 +43,17 @@ TEST(GPT, NoResidualGradientsMatchFiniteDifferences) {
     GPT model(c);
     Rng rng(5);
     model.init(rng);
-    for (auto& p : model.parameters()) {
-      Tensor r = testing::random_tensor(p.param->value.shape(), rng, 0.3f);
-      p.param->value.copy_from(r);
-    }
-    const int64_t B = 2, T = 4;
-    std::vector<int32_t> ids(B * T), targets(B * T);
-    for (auto& id : ids) id = static_cast<int32_t>(rng.below(c.vocab_size));
-    for (auto& t : targets) t = static_cast<int32_t>(rng.below(c.vocab_size));
-    model.zero_grad();
-    const float without = model.forward_loss(ids.data(), targets.data(), B, T);
-    model.backward();
-    const auto loss = [&] { return model.forward_loss(ids.data(), targets.data(), B, T); };
-    for (auto& p : model.parameters()) {
-      const Tensor analytic = p.param->grad.clone();
-      testing::expect_grad_close(p.name, p.param->value, analytic, loss, 16, 1e-2f, 2e-2);
-    }
+    const testing::RandomBatch batch = testing::randomize(model, rng, 2, 4);
+    const auto without = static_cast<float>(testing::expect_loss_gradients_close(model, batch, 16));
     GPTConfig with_residual = c;
     with_residual.residual = true;
     GPT other(with_residual);
     for (size_t i = 0; i < model.parameters().size(); ++i)
       other.parameters()[i].param->value.copy_from(model.parameters()[i].param->value);
-    EXPECT_GT(std::fabs(other.forward_loss(ids.data(), targets.data(), B, T) - without), 1e-4f);
+    EXPECT_GT(
+        std::fabs(other.forward_loss(batch.ids.data(), batch.targets.data(), batch.B, batch.T) -
+                  without),
+        1e-4f);
     EXPECT_EQ(GPTConfig::from_json(c.to_json()).residual, false);
   }
 }

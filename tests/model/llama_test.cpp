@@ -15,6 +15,7 @@
 #include "model/gpt.h"
 #include "model/hf_llama.h"
 #include "model/hf_lm.h"
+#include "model_gradcheck.h"
 #include "util/error.h"
 #include "util/source_dir.h"
 
@@ -148,20 +149,7 @@ TEST(LlamaModel, GradientsMatchFiniteDifferences) {
     GPT model = small_llama(tied, !tied);
     Rng rng(31);
     model.init(rng);
-    for (auto& p : model.parameters())
-      p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
-    const int64_t B = 2, T = 5;
-    std::vector<int32_t> ids(B * T), targets(B * T);
-    for (auto& id : ids) id = static_cast<int32_t>(rng.below(17));
-    for (auto& t : targets) t = static_cast<int32_t>(rng.below(17));
-    model.zero_grad();
-    model.forward_loss(ids.data(), targets.data(), B, T);
-    model.backward();
-    const auto loss = [&] { return model.forward_loss(ids.data(), targets.data(), B, T); };
-    for (auto& p : model.parameters()) {
-      const Tensor analytic = p.param->grad.clone();
-      testing::expect_grad_close(p.name, p.param->value, analytic, loss, 12, 1e-2f, 2e-2);
-    }
+    testing::expect_loss_gradients_close(model, testing::randomize(model, rng, 2, 5), 12);
   }
 }
 
@@ -285,6 +273,24 @@ TEST(HfLlama, RefusesFoldersWhoseTensorsDoNotMatchTheConfig) {
                 .find("model_type 'mistral' is not supported (gpt2, llama, "
                       "qwen2, qwen3)"),
             std::string::npos);
+}
+
+// transformers 5 writes rope_theta and the llama3 scaling as one rope_parameters object:
+// the same config as transformers 4's top-level keys.
+TEST(HfLlama, ReadsTransformers5RopeParameters) {
+  nlohmann::json v4 = nlohmann::json::parse(std::ifstream(kFixtures + "llama-tiny/config.json"));
+  nlohmann::json v5 = v4;
+  v5.erase("rope_theta");
+  v5.erase("rope_scaling");
+  v5["rope_parameters"] = v4["rope_scaling"];
+  v5["rope_parameters"]["rope_theta"] = v4["rope_theta"];
+  const GPTConfig a = llama_config_from_hf(v4), b = llama_config_from_hf(v5);
+  EXPECT_EQ(a.to_json(), b.to_json());
+  EXPECT_EQ(b.rope_theta, 500000.0f);
+  EXPECT_EQ(b.rope_scaling.factor, 8.0f);
+  v5["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", 1e6}};
+  EXPECT_EQ(llama_config_from_hf(v5).rope_scaling.factor, 0.0f);
+  EXPECT_EQ(llama_config_from_hf(v5).rope_theta, 1e6f);
 }
 
 }  // namespace

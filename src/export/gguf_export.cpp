@@ -1,6 +1,6 @@
 #include "export/gguf_export.h"
 
-#include "model/gguf_gpt2.h"
+#include "model/gguf_lm.h"
 #include "tokenizer/bpe_spelling.h"
 #include "tokenizer/char_as_bpe.h"
 #include "tokenizer/char_tokenizer.h"
@@ -80,7 +80,7 @@ Gguf export_gguf(OpenedModel& opened, GgmlType type, const std::string& name) {
     return "a " + kind +
            " tokenizer: GGUF export takes GPT-2 BPE, trained BPE and char vocabularies";
   });
-  Gguf g = gpt_to_gguf(model, type, name);
+  Gguf g = model_to_gguf(model, type, name);
   if (bpe)
     add_gguf_tokenizer(*bpe, model.config().vocab_size, g);
   else

@@ -91,25 +91,85 @@ void LoraAdapter::backward_add(const float* x, const float* dy, float* dx, int64
     if (keep_[i]) dx[i] += dxd_[i] * scale;
 }
 
+namespace {
+
+// One linear layer of a block that LoRA can adapt: PEFT's module name below the block,
+// the target kind that selects it, and its widths.
+struct BlockModule {
+  std::string name, kind;
+  int64_t in, out;
+};
+
+// The family's adaptable layers, in model order (names as Hugging Face's modules).
+std::vector<BlockModule> block_modules(const GPTConfig& c) {
+  const int64_t C = c.d_model, F = c.ffn_hidden();
+  if (c.arch != Arch::Llama)
+    return {{"attn.c_attn", "c_attn", C, 3 * C},
+            {"attn.c_proj", "c_proj", C, C},
+            {"mlp.c_fc", "c_fc", C, F},
+            {"mlp.c_proj", "c_proj", F, C}};
+  const int64_t HD = c.n_head * c.head_size(), KVD = c.kv_heads() * c.head_size();
+  return {{"self_attn.q_proj", "q_proj", C, HD},  {"self_attn.k_proj", "k_proj", C, KVD},
+          {"self_attn.v_proj", "v_proj", C, KVD}, {"self_attn.o_proj", "o_proj", HD, C},
+          {"mlp.gate_proj", "gate_proj", C, F},   {"mlp.up_proj", "up_proj", C, F},
+          {"mlp.down_proj", "down_proj", F, C}};
+}
+
+// "transformer.h." (GPT-2) or "model.layers." (llama): where block i's modules are.
+std::string blocks_prefix(const GPTConfig& c) {
+  return c.arch == Arch::Llama ? "model.layers." : "transformer.h.";
+}
+
+// The block's layer that a module name of block_modules names, in either family.
+nn::Linear* block_linear(nn::TransformerBlock& b, const std::string& name) {
+  const std::pair<const char*, nn::Linear*> layers[] = {{"attn.c_attn", &b.attn.c_attn},
+                                                        {"attn.c_proj", &b.attn.c_proj},
+                                                        {"mlp.c_fc", &b.mlp.c_fc},
+                                                        {"mlp.c_proj", &b.mlp.c_proj},
+                                                        {"self_attn.q_proj", &b.attn.q_proj},
+                                                        {"self_attn.k_proj", &b.attn.k_proj},
+                                                        {"self_attn.v_proj", &b.attn.v_proj},
+                                                        {"self_attn.o_proj", &b.attn.c_proj},
+                                                        {"mlp.gate_proj", &b.mlp.gate},
+                                                        {"mlp.up_proj", &b.mlp.c_fc},
+                                                        {"mlp.down_proj", &b.mlp.c_proj}};
+  for (const auto& [n, layer] : layers)
+    if (name == n) return layer;
+  return nullptr;
+}
+
+// "c_attn, c_proj, c_fc or head": the target kinds of c's family, for messages.
+std::string target_kinds_text(const GPTConfig& c) {
+  std::string text;
+  for (const BlockModule& m : block_modules(c))
+    if (text.find(m.kind) == std::string::npos) text += m.kind + ", ";
+  return text + "head";
+}
+
+}  // namespace
+
 void validate(const LoraConfig& lora) {
   require(lora.r > 0, "lora.r must be a positive integer, got " + std::to_string(lora.r));
   require(std::isfinite(lora.alpha) && lora.alpha > 0, "lora.alpha must be a positive number");
   require(lora.dropout >= 0.0f && lora.dropout < 1.0f, "lora.dropout must be in [0, 1)");
-  require(!lora.targets.empty(), "lora.targets: empty (any of c_attn, c_proj, c_fc, head)");
+  require(!lora.targets.empty(), "lora.targets: empty (any of the model's layer kinds or head)");
 }
 
 std::vector<LoraTarget> lora_targets(const GPTConfig& c, int64_t head_out, const LoraConfig& lora) {
   validate(lora);
+  const std::vector<BlockModule> modules = block_modules(c);
   std::set<std::string> kinds;
   for (const auto& t : lora.targets) {
-    require(t == "c_attn" || t == "c_proj" || t == "c_fc" || t == "head",
-            "lora.targets: unknown target '" + t + "' (expected c_attn, c_proj, c_fc or head)");
+    const bool known =
+        t == "head" || std::any_of(modules.begin(), modules.end(),
+                                   [&](const BlockModule& m) { return m.kind == t; });
+    require(known, "lora.targets: unknown target '" + t + "' (" + arch_name(c.arch) +
+                       " models take " + target_kinds_text(c) + ")");
     require(t != "head" || head_out > 0,
             "lora.targets: 'head' needs a classification head (the language-model head is "
             "tied to the token embedding)");
     kinds.insert(t);
   }
-  const int64_t C = c.d_model, F = c.ffn_hidden();
   std::vector<LoraTarget> out;
   const auto add = [&](const std::string& module, const std::string& kind, int64_t in, int64_t o) {
     if (!kinds.count(kind)) return;
@@ -118,14 +178,10 @@ std::vector<LoraTarget> lora_targets(const GPTConfig& c, int64_t head_out, const
                                            std::to_string(o) + ")");
     out.push_back({module, kind, in, o});
   };
-  for (int64_t i = 0; i < c.n_layer; ++i) {
-    const std::string p = "transformer.h." + std::to_string(i) + ".";
-    add(p + "attn.c_attn", "c_attn", C, 3 * C);
-    add(p + "attn.c_proj", "c_proj", C, C);
-    add(p + "mlp.c_fc", "c_fc", C, F);
-    add(p + "mlp.c_proj", "c_proj", F, C);
-  }
-  if (head_out > 0) add("score", "head", C, head_out);
+  for (int64_t i = 0; i < c.n_layer; ++i)
+    for (const BlockModule& m : modules)
+      add(blocks_prefix(c) + std::to_string(i) + "." + m.name, m.kind, m.in, m.out);
+  if (head_out > 0) add("score", "head", c.d_model, head_out);
   return out;
 }
 
@@ -137,7 +193,7 @@ int64_t lora_parameter_count(const GPTConfig& c, int64_t head_out, const LoraCon
 
 nn::Linear* find_linear(GPT& body, nn::Linear* head, const std::string& module) {
   if (module == "score") return head;
-  const std::string prefix = "transformer.h.";
+  const std::string prefix = blocks_prefix(body.config());
   if (module.rfind(prefix, 0) != 0) return nullptr;
   const size_t dot = module.find('.', prefix.size());
   if (dot == std::string::npos) return nullptr;
@@ -149,23 +205,27 @@ nn::Linear* find_linear(GPT& body, nn::Linear* head, const std::string& module) 
   const size_t i = std::stoul(index);
   if (i >= body.h.size()) return nullptr;
   const std::string rest = module.substr(dot + 1);
-  auto& block = body.h[i];
-  if (rest == "attn.c_attn") return &block.attn.c_attn;
-  if (rest == "attn.c_proj") return &block.attn.c_proj;
-  if (rest == "mlp.c_fc") return &block.mlp.c_fc;
-  if (rest == "mlp.c_proj") return &block.mlp.c_proj;
+  for (const BlockModule& m : block_modules(body.config()))
+    if (m.name == rest) return block_linear(body.h[i], rest);
   return nullptr;
 }
 
 std::vector<std::string> adaptable_modules(GPT& body, nn::Linear* head) {
   std::vector<std::string> names;
-  for (size_t i = 0; i < body.h.size(); ++i) {
-    const std::string p = "transformer.h." + std::to_string(i) + ".";
-    for (const char* m : {"attn.c_attn", "attn.c_proj", "mlp.c_fc", "mlp.c_proj"})
-      names.push_back(p + m);
-  }
+  const std::vector<BlockModule> modules = block_modules(body.config());
+  for (size_t i = 0; i < body.h.size(); ++i)
+    for (const BlockModule& m : modules)
+      names.push_back(blocks_prefix(body.config()) + std::to_string(i) + "." + m.name);
   if (head) names.push_back("score");
   return names;
+}
+
+std::string adaptable_modules_text(const GPT& body, const nn::Linear* head) {
+  std::string names;
+  for (const BlockModule& m : block_modules(body.config()))
+    names += (names.empty() ? "" : ",") + m.name;
+  return blocks_prefix(body.config()) + "<0.." + std::to_string(body.h.size() - 1) + ">.{" + names +
+         "}" + (head ? ", score" : "");
 }
 
 LoraSet::LoraSet(GPT& body, nn::Linear* head, const LoraConfig& config, Rng& rng)

@@ -5,10 +5,11 @@
 // (kaiming_uniform_(a = sqrt(5)) on [r, in]: U(-1/sqrt(in), 1/sqrt(in))), B at zeros, so
 // the adapted model starts equal to the base. The base weights stay frozen.
 //
-// Targets (PEFT matches module names by suffix): c_attn (attention QKV), c_proj (the
-// attention output AND the MLP output projections), c_fc (MLP input), head (the
+// Targets (PEFT matches module names by suffix): GPT-2's c_attn (attention QKV), c_proj
+// (the attention output AND the MLP output projections), c_fc (MLP input); the llama
+// family's q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj; head (the
 // classification head `score`). Modules are named as in Hugging Face
-// ("transformer.h.0.attn.c_attn", "score").
+// ("transformer.h.0.attn.c_attn", "model.layers.0.self_attn.q_proj", "score").
 #pragma once
 #include <memory>
 #include <string>
@@ -125,5 +126,7 @@ ParameterList with_adapters(GPT& model, LoraSet* lora);
 nn::Linear* find_linear(GPT& body, nn::Linear* head, const std::string& module);
 // The names of every linear layer LoRA can adapt, in model order.
 std::vector<std::string> adaptable_modules(GPT& body, nn::Linear* head);
+// The same, shortened for messages: "transformer.h.<0..N>.{attn.c_attn,...}[, score]".
+std::string adaptable_modules_text(const GPT& body, const nn::Linear* head);
 
 }  // namespace tinylm

@@ -125,12 +125,6 @@ AdapterConfig read_adapter_config(const AdapterPaths& paths) {
   return config;
 }
 
-// "transformer.h.<0..N>.{attn.c_attn,...}[, score]": the base's modules, for messages.
-std::string adaptable_modules_text(const GPT& body, const nn::Linear* head) {
-  return "transformer.h.<0.." + std::to_string(body.h.size() - 1) +
-         ">.{attn.c_attn,attn.c_proj,mlp.c_fc,mlp.c_proj}" + (head ? ", score" : "");
-}
-
 // The file's tensors by module. Every tensor must be a LoRA A or B weight of one of the
 // base's modules, named exactly ("transformer.h.00..." is not h.0), or the saved head.
 AdapterTensors index_adapter_tensors(const SafeTensors& file, const std::string& path, GPT& body,
@@ -153,7 +147,7 @@ AdapterTensors index_adapter_tensors(const SafeTensors& file, const std::string&
     const std::string module = rest.substr(0, rest.size() - 14);
     require(module != "lm_head", path + ": tensor '" + key +
                                      "': LoRA on lm_head (tied to the token embedding) is not "
-                                     "supported; targets are c_attn, c_proj, c_fc and a "
+                                     "supported; targets are the blocks' linear layers and a "
                                      "classifier's score");
     require(known.count(module) != 0, path + ": tensor '" + key + "' is for module " + module +
                                           ", which the base model does not have" +
@@ -250,6 +244,10 @@ void save_peft_adapter(LoraSet& lora, const std::string& dir, const PeftInfo& in
   std::set<std::string> seen;
   for (const auto& t : c.targets)
     if (seen.insert(peft_target(t)).second) targets.push_back(peft_target(t));
+  // PEFT's flag for weights stored [in, out]: GPT-2's Conv1D layers, not the llama
+  // family's nn.Linear ones.
+  bool conv1d = false;
+  for (auto& a : lora.attached()) conv1d = conv1d || a.target.module.rfind("transformer.", 0) == 0;
   nlohmann::json config = {
       {"peft_type", "LORA"},
       {"task_type", info.task_type},
@@ -257,7 +255,7 @@ void save_peft_adapter(LoraSet& lora, const std::string& dir, const PeftInfo& in
       {"lora_alpha", shortest_decimal(c.alpha)},
       {"lora_dropout", shortest_decimal(c.dropout)},
       {"target_modules", targets},
-      {"fan_in_fan_out", true},
+      {"fan_in_fan_out", conv1d},
       {"bias", "none"},
       {"use_rslora", c.rslora},
       {"use_dora", false},

@@ -45,12 +45,11 @@ void check_exportable(const GPTConfig& c) {
   require(!c.head_bias, "model.head_bias: llama.cpp's gpt2 head has no bias");
 }
 
-// The type a matrix is written in: `type`, or F16 for Q8_0 rows that are not whole blocks.
-GgmlType matrix_type(GgmlType type, int64_t row) {
+}  // namespace
+
+GgmlType gguf_matrix_type(GgmlType type, int64_t row) {
   return type == GgmlType::kQ8_0 && row % kQ8Block != 0 ? GgmlType::kF16 : type;
 }
-
-}  // namespace
 
 uint32_t gguf_file_type(GgmlType type) {
   switch (type) {
@@ -68,8 +67,7 @@ uint32_t gguf_file_type(GgmlType type) {
 
 Gguf gpt_to_gguf(GPT& model, GgmlType type, const std::string& name) {
   const GPTConfig& c = model.config();
-  require(c.arch == Arch::Gpt2,
-          "GGUF export writes llama.cpp's gpt2 architecture only so far (this model is arch llama)");
+  require(c.arch == Arch::Gpt2, "gpt_to_gguf: a gpt2 model (the llama family: gguf_llama.h)");
   check_exportable(c);
   std::map<std::string, Parameter*> params;
   for (auto& [pname, p] : model.parameters()) params[pname] = p;
@@ -89,8 +87,8 @@ Gguf gpt_to_gguf(GPT& model, GgmlType type, const std::string& name) {
     // The position table is a parameter only when learned; the sinusoidal one is fixed.
     const Tensor& w = ours == "wpe" ? model.wpe.weight.value : params.at(ours + ".weight")->value;
     const bool matrix = !is_norm(ours) && ours != "wpe";
-    g.tensors.push_back(
-        gguf_tensor(theirs + ".weight", w, matrix ? matrix_type(type, w.dim(-1)) : GgmlType::kF32));
+    g.tensors.push_back(gguf_tensor(theirs + ".weight", w,
+                                    matrix ? gguf_matrix_type(type, w.dim(-1)) : GgmlType::kF32));
     if (!has_bias(ours)) continue;
     const auto it = params.find(ours + ".bias");
     const int64_t size = w.ndim() == 2 ? w.dim(0) : w.dim(-1);  // [out, in] or [C]
@@ -104,7 +102,8 @@ Gguf gpt_to_gguf(GPT& model, GgmlType type, const std::string& name) {
 GPTConfig gguf_gpt2_config(const Gguf& g) {
   const std::string arch = g.get_string("general.architecture");
   require(arch == "gpt2", [&] {
-    return g.source + ": architecture '" + arch + "' is not gpt2 (tinylm reads GPT-2 models)";
+    return g.source + ": architecture '" + arch +
+           "' is not one tinylm reads (gpt2, llama, qwen2, qwen3)";
   });
   GPTConfig c;
   c.vocab_size = g.tensor("token_embd.weight").ne.back();

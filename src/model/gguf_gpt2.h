@@ -43,5 +43,8 @@ GPTConfig gguf_gpt2_config(const Gguf& gguf);
 
 // general.file_type of a file whose matrices are `type` (llama.cpp's numbers).
 uint32_t gguf_file_type(GgmlType type);
+// The type a matrix of rows `row` wide is written in: `type`, or F16 for Q8_0 rows that
+// are not whole blocks (as llama.cpp's converter falls back).
+GgmlType gguf_matrix_type(GgmlType type, int64_t row);
 
 }  // namespace tinylm

@@ -104,7 +104,11 @@ GPTConfig llama_config_from_hf(const nlohmann::json& hf_json) {
   c.n_kv_head = hf.has("num_key_value_heads") && !hf["num_key_value_heads"].is_null()
                     ? size("num_key_value_heads")
                     : c.n_head;
-  if (hf.has("head_dim") && !hf["head_dim"].is_null()) c.head_dim = size("head_dim");
+  // head_dim kept only apart from hidden_size / heads (0 otherwise, as tinylm's configs)
+  if (hf.has("head_dim") && !hf["head_dim"].is_null()) {
+    const int64_t D = size("head_dim");
+    if (c.d_model % c.n_head != 0 || D != c.d_model / c.n_head) c.head_dim = D;
+  }
   if (hf.has("rms_norm_eps")) c.norm_eps = hf["rms_norm_eps"].float_number();
   read_rope(hf, c);
   c.tie_head = hf.has("tie_word_embeddings") && hf["tie_word_embeddings"].boolean();

@@ -266,9 +266,7 @@ void MultiHeadAttention::plan_buffers(BufferPlan& plan, const std::string& prefi
   if (KV < H)
     plan.add(BufferUse::kForward, prefix + ": k, v repeated to H heads", "2 x [B, H, T, D]",
              2 * s.rows() * H * D);
-  if (c.qk_norm) {
-    plan.add(BufferUse::kForward, prefix + ": q, k before their norms", "[B, H + KV, T, D]",
-             s.rows() * (H + KV) * D);
+  if (c.qk_norm) {  // q, k above are the projections' heads; the norms' outputs are q, k
     Norm::plan_buffers(plan, prefix + ".q_norm", {"D", D}, {s.B * H, s.T, s.training});
     Norm::plan_buffers(plan, prefix + ".k_norm", {"D", D}, {s.B * KV, s.T, s.training});
   }

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/gguf_gpt2.h"
+#include "model/gguf_lm.h"
 #include "tokenizer/char_as_bpe.h"
 #include "tokenizer/char_tokenizer.h"
 #include "util/error.h"
@@ -54,7 +54,7 @@ std::unique_ptr<Tokenizer> gguf_tokenizer(const Gguf& g) {
 
 GgufModel load_gguf_model(const std::string& path) {
   const Gguf g = load_gguf(path);
-  GgufModel m{gpt_from_gguf(g), gguf_tokenizer(g)};
+  GgufModel m{model_from_gguf(g), gguf_tokenizer(g)};
   for (const GgufTensor& t : g.tensors)
     if (t.name == "blk.0.attn_qkv.weight") m.matrix_type = t.type;
   require(m.tokenizer->vocab_size() <= m.model->config().vocab_size, [&] {

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "model/gguf_gpt2.h"
+#include "model/gguf_lm.h"
 #include "model/hf_classifier.h"
 #include "model/hf_gpt2.h"
 #include "model/hf_llama.h"
@@ -262,7 +262,7 @@ const std::vector<ModelSourceRow>& model_source_table() {
        open_train_run, BaseUse::kModel, "run"},
       {K::GgufFile, F::kFile, [](ModelSourceInfo& s) { return s.path.ends_with(".gguf"); },
        [](const ModelSourceInfo&) -> std::string { return "a GGUF file"; },
-       [](const ModelSourceInfo& s) { return gguf_gpt2_config(load_gguf(s.path)); }, open_gguf,
+       [](const ModelSourceInfo& s) { return gguf_model_config(load_gguf(s.path)); }, open_gguf,
        BaseUse::kModel, "gguf"},
       {K::Checkpoint, F::kFile, is_train_checkpoint,
        [](const ModelSourceInfo&) -> std::string { return "a tinylm train checkpoint"; },

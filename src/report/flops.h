@@ -10,6 +10,8 @@
 // 4 * T^2 * C per layer: quadratic in T, while everything else is linear.
 // Causal attention masks half of the T x T scores, but tinylm's kernels compute the
 // dense matrix and then mask, so we count dense.
+// The llama family: its q, k, v projections, o_proj, gate, up and down (report/
+// block_layers.h), and the attention products over its H * D query width.
 // Not counted (small, element-wise): embedding add, LayerNorm, softmax, activation,
 // residual adds, biases, the loss; `elementwise` lists how many elements each touches.
 // Backward ~ 2 x forward (the usual approximation: each matmul needs two more products
@@ -50,7 +52,7 @@ struct FlopEstimate {
   // Rules of thumb, per step (tokens = B * T):
   int64_t six_n = 0;            // 6 * N * tokens, N = params excluding position embeddings
   int64_t six_n_kaplan = 0;     // 6 * N * tokens, N = params excluding both embeddings
-  int64_t six_n_attention = 0;  // six_n + 12 * L * T * C * tokens (nanoGPT's MFU formula)
+  int64_t six_n_attention = 0;  // six_n + 12 * L * T * H * D * tokens (nanoGPT's MFU formula)
 };
 
 // Throws InputError (naming the config field) for an invalid config, and unless

@@ -39,13 +39,14 @@ std::string run_report_html(const RunReport& r) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      "<title>tinylm run: " + svg::escape(r.title) + "</title>\n<style>" + kStyle +
-      "</style>\n</head>\n<body>\n";
+      "<title>tinylm run: " +
+      svg::escape(r.title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   out += "<h1>tinylm run: " + svg::escape(r.title) + "</h1>\n";
   out += "<p class=\"subtitle\">" + svg::escape(r.subtitle) + "</p>\n";
-  out += "<nav><a href=\"#loss\">loss</a><a href=\"#samples\">samples</a>"
-         "<a href=\"#attention\">attention</a><a href=\"#model\">model</a>"
-         "<a href=\"#config\">config</a></nav>\n";
+  out +=
+      "<nav><a href=\"#loss\">loss</a><a href=\"#samples\">samples</a>"
+      "<a href=\"#attention\">attention</a><a href=\"#model\">model</a>"
+      "<a href=\"#config\">config</a></nav>\n";
 
   out += "<table class=\"summary\">\n";
   for (const auto& [key, value] : r.summary)

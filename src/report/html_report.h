@@ -14,16 +14,16 @@
 namespace tinylm::report {
 
 struct RunReport {
-  std::string title;                                    // e.g. the run folder's name
-  std::string subtitle;                                 // e.g. "step 500 of 2,000"
+  std::string title;                                         // e.g. the run folder's name
+  std::string subtitle;                                      // e.g. "step 500 of 2,000"
   std::vector<std::pair<std::string, std::string>> summary;  // key -> value rows
-  std::string loss_svg;                                 // loss_curve_svg, or "" (no log yet)
+  std::string loss_svg;                                      // loss_curve_svg, or "" (no log yet)
   std::vector<std::pair<std::string, std::string>> samples;  // caption -> text, newest first
-  std::string attention_caption;                        // what the attention input is
-  std::string attention_svg;                            // attention_grid_svg, or ""
+  std::string attention_caption;                             // what the attention input is
+  std::string attention_svg;                                 // attention_grid_svg, or ""
   std::string attention_entropy;  // render_attention_entropy of the same maps, or ""
-  std::string model_text;                               // render_text(model_info)
-  std::string config_json;                              // the run's config, pretty-printed
+  std::string model_text;         // render_text(model_info)
+  std::string config_json;        // the run's config, pretty-printed
 };
 
 std::string run_report_html(const RunReport& report);

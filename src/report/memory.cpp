@@ -40,6 +40,9 @@ void add_weight_rows(Rows& r, const GPTConfig& c, int64_t N, const LoraAdapters*
   }
   if (c.position == PositionEncoding::Sinusoidal)
     r.add(S::Weights, "sinusoidal position table", "[block_size, C]", c.block_size * c.d_model);
+  if (c.position == PositionEncoding::Rotary)
+    r.add(S::Weights, "rotary cos, sin tables", "2 x [block_size, D/2]",
+          c.block_size * c.head_size());
 }
 
 // A list of buffers (nn/buffer_plan.h) as rows; a buffer named as an earlier one of the
@@ -92,7 +95,8 @@ MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool tr
   check_batch_shape(c, B, T);
   const int64_t V = c.vocab_size, C = c.d_model, L = c.n_layer, F = c.ffn_hidden();
   // An upper bound of every byte count below, checked, so that none of them overflows.
-  const int64_t widest = std::max({C, F, V, checked_mul(c.n_head, T, "n_head x sequence")});
+  const int64_t widest =
+      std::max({C, F, V, c.n_head * c.head_size(), checked_mul(c.n_head, T, "n_head x sequence")});
   checked_product({64, L + 2, B, T, widest}, "the memory of a training step (batch " +
                                                  std::to_string(B) + ", sequence " +
                                                  std::to_string(T) + ")");
@@ -113,7 +117,9 @@ MemoryEstimate estimate_memory(const GPTConfig& c, int64_t B, int64_t T, bool tr
   m.parameters = 4 * (N + (lora ? trained : 0));
   m.gradients = 4 * trained;
   m.optimizer = 2 * 4 * trained;
-  m.buffers = c.position == PositionEncoding::Sinusoidal ? 4 * c.block_size * C : 0;
+  m.buffers = c.position == PositionEncoding::Sinusoidal ? 4 * c.block_size * C
+              : c.position == PositionEncoding::Rotary   ? 4 * c.block_size * c.head_size()
+                                                         : 0;
   for (const auto& row : m.rows) {
     if (row.section == S::Forward) m.forward += row.bytes();
     if (row.section == S::Backward) m.backward += row.bytes();

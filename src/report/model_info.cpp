@@ -1,7 +1,9 @@
 #include "report/model_info.h"
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "report/block_layers.h"
 #include "report/text_table.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -11,10 +13,6 @@ namespace tinylm::report {
 
 ModelInfo model_info(const GPTConfig& c, int64_t batch, int64_t seq, const LoraAdapters* lora) {
   c.validate();
-  // The tables below count GPT-2's modules; the llama family's rows are not written yet.
-  require(c.arch == Arch::Gpt2,
-          "the parameter, FLOP and memory tables describe arch gpt2 only so far (this model "
-          "is arch llama)");
   ModelInfo info;
   info.config = c;
   info.params = param_table(c);
@@ -46,20 +44,42 @@ std::string yes_no(bool b) {
   return b ? "yes" : "no";
 }
 
+// A float as %g writes it: "1e-06", "500000".
+std::string short_number(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
+  return buf;
+}
+
+// The second line: the family's choices.
+std::string describe_family(const GPTConfig& c) {
+  if (c.arch == Arch::Llama)
+    return "llama: RMSNorm (eps " + short_number(c.norm_eps) + "), RoPE (theta " +
+           short_number(c.rope_theta) +
+           (c.rope_scaling.factor > 0 ? ", llama3 scaling x" + short_number(c.rope_scaling.factor)
+                                      : std::string()) +
+           "), SwiGLU, " + std::to_string(c.kv_heads()) + " key/value heads" +
+           (c.qk_norm ? ", q/k norms" : "") + ", " + (c.tie_head ? "tied" : "untied") +
+           " head; biases: qkv " + yes_no(c.qkv_bias) + "; dropout " + fixed(c.dropout, 2);
+  return std::string(c.pre_ln ? "pre-LN" : "post-LN") +
+         (c.residual ? "" : " without residual connections") + ", " +
+         ops::activation_name(c.activation) + ", " +
+         (c.position == PositionEncoding::Learned ? "learned" : "sinusoidal") + " positions, " +
+         (c.tie_head ? "tied" : "untied") + " head; biases: qkv " + yes_no(c.qkv_bias) +
+         ", attn_proj " + yes_no(c.attn_proj_bias) + ", ffn " + yes_no(c.ffn_bias) + ", ln " +
+         yes_no(c.ln_bias) + ", head " + yes_no(c.head_bias) + "; dropout " + fixed(c.dropout, 2);
+}
+
 std::string describe(const GPTConfig& c) {
   std::string s = "model: " + std::to_string(c.n_layer) + " layers, " + std::to_string(c.n_head) +
                   " heads (d_head " + std::to_string(c.head_size()) + "), d_model " +
                   std::to_string(c.d_model) + ", d_ff " + std::to_string(c.ffn_hidden()) +
                   ", vocab " + with_commas(c.vocab_size) + ", block_size " +
                   std::to_string(c.block_size) + "\n";
-  s += "       " + std::string(c.pre_ln ? "pre-LN" : "post-LN") +
-       (c.residual ? "" : " without residual connections") + ", " +
-       ops::activation_name(c.activation) + ", " +
-       (c.position == PositionEncoding::Learned ? "learned" : "sinusoidal") + " positions, " +
-       (c.tie_head ? "tied" : "untied") + " head; biases: qkv " + yes_no(c.qkv_bias) +
-       ", attn_proj " + yes_no(c.attn_proj_bias) + ", ffn " + yes_no(c.ffn_bias) + ", ln " +
-       yes_no(c.ln_bias) + ", head " + yes_no(c.head_bias) + "; dropout " + fixed(c.dropout, 2) +
-       "\n";
+  s += "       " + describe_family(c) + "\n";
+  s += "       KV cache: " + with_commas(kv_cache_bytes_per_token(c)) +
+       " bytes per token (float32: 2 x layers x " + std::to_string(c.kv_heads()) +
+       " key/value heads x d_head x 4)\n";
   return s;
 }
 
@@ -70,7 +90,7 @@ std::string render_params(const ParamTable& p, int64_t L) {
     const ParamRow& r = p.rows[i];
     t.add_row({r.component, r.shape, with_commas(r.count), std::to_string(r.copies),
                with_commas(r.total()), percent(r.total(), p.total), r.note});
-    if (r.component == "block: mlp.c_proj")
+    if (i == p.last_block_row)
       t.add_row({"block total", "", with_commas(p.per_block), std::to_string(L),
                  with_commas(p.per_block * L), percent(p.per_block * L, p.total)});
   }

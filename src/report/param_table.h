@@ -10,6 +10,9 @@
 //     mlp.c_proj     C x d_ff (+ C if ffn_bias)
 //   ln_f  C (+ C)
 //   head  V x C (+ V if head_bias), or 0 extra when tied to wte
+// The llama family's rows are its own layers (report/block_layers.h): embed_tokens, no
+// position table (RoPE), RMSNorms without bias, q/k/v/o and gate/up/down projections,
+// Qwen3's q/k norms.
 // total() equals GPT(config).num_parameters() (each tensor counted once).
 #pragma once
 #include <cstdint>
@@ -31,6 +34,7 @@ struct ParamRow {
 
 struct ParamTable {
   std::vector<ParamRow> rows;  // model order: wte, wpe, block parts, ln_f, head
+  size_t last_block_row = 0;   // the index of the block's last part
   int64_t token_embedding = 0;
   int64_t position_embedding = 0;  // 0 for sinusoidal positions
   int64_t per_block = 0;

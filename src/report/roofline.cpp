@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "report/block_layers.h"
 #include "report/flops.h"
 #include "report/memory.h"
 #include "report/param_table.h"
@@ -52,17 +53,21 @@ DeviceAnalysis analyse_on_device(const GPTConfig& c, int64_t B, int64_t T, const
   require(a.peak > 0, "--device " + d.name + " has no " + precision + " rate (use fp32)");
   a.ridge = a.peak / d.bandwidth;
   const double elem = precision == "fp32" ? 4 : 2;
-  const int64_t C = c.d_model, F = c.ffn_hidden(), V = c.vocab_size, H = c.n_head, L = c.n_layer;
-  const int64_t dh = C / H, BT = B * T;
-  a.products = {
-      {"attn.c_attn (Q, K, V)", BT, 3 * C, C, 1, L},
-      {"scores Q K^T (per row, head)", T, T, dh, B * H, L},
-      {"att @ V (per row, head)", T, dh, T, B * H, L},
-      {"attn.c_proj", BT, C, C, 1, L},
-      {"mlp.c_fc", BT, F, C, 1, L},
-      {"mlp.c_proj", BT, C, F, 1, L},
-      {"head (logits)", BT, V, C, 1, 1},
+  const int64_t C = c.d_model, V = c.vocab_size, H = c.n_head, L = c.n_layer;
+  const int64_t dh = c.head_size(), BT = B * T;
+  // The block's linear layers (the projections in, attention's products, the one out,
+  // the feed-forward's), then the head.
+  const BlockLayers block = block_layers(c);
+  const auto linear = [&](const BlockLinear& l) {
+    return MatmulRoof{l.component, BT, l.out, l.in, 1, L};
   };
+  for (size_t i = 0; i + 1 < block.attention.size(); ++i)
+    a.products.push_back(linear(block.attention[i]));
+  a.products.push_back({"scores Q K^T (per row, head)", T, T, dh, B * H, L});
+  a.products.push_back({"att @ V (per row, head)", T, dh, T, B * H, L});
+  a.products.push_back(linear(block.attention.back()));
+  for (const BlockLinear& l : block.mlp) a.products.push_back(linear(l));
+  a.products.push_back({"head (logits)", BT, V, C, 1, 1});
   double forward_flops = 0, forward_seconds = 0;
   for (MatmulRoof& p : a.products) {
     const double n = static_cast<double>(p.count * p.copies);
@@ -93,9 +98,10 @@ DeviceAnalysis analyse_on_device(const GPTConfig& c, int64_t B, int64_t T, const
   a.fp32_fits = a.fp32_bytes <= d.memory;
   a.bf16_fits = a.bf16_bytes <= d.memory;
 
-  a.kv_cache_bytes = 2.0 * L * T * C * elem;
+  // The cache holds the KV key/value heads; every query head reads its kv head's T keys.
+  a.kv_cache_bytes = 2.0 * L * T * c.kv_heads() * dh * elem;
   a.decode_bytes = N * elem + a.kv_cache_bytes;
-  a.decode_flops = 2 * N + 4.0 * L * T * C;
+  a.decode_flops = 2 * N + 4.0 * L * T * H * dh;
   a.decode_seconds = std::max(a.decode_flops / a.peak, a.decode_bytes / d.bandwidth);
   return a;
 }

@@ -236,6 +236,90 @@ TEST(Peft, SaveLoadRoundTrip) {
   std::filesystem::remove_all(dir);
 }
 
+// ---- The llama family: PEFT's q_proj ... down_proj on "model.layers.N" ----
+
+std::unique_ptr<GPT> random_llama(uint64_t seed = 4) {
+  GPTConfig c = GPTConfig::from_json({{"arch", "llama"},
+                                      {"vocab_size", 13},
+                                      {"block_size", 8},
+                                      {"n_layer", 2},
+                                      {"n_head", 4},
+                                      {"n_kv_head", 2},
+                                      {"d_model", 8},
+                                      {"head_dim", 6},
+                                      {"d_ff", 12}});
+  auto model = std::make_unique<GPT>(c);
+  Rng rng(seed);
+  for (auto& p : model->parameters())
+    p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
+  return model;
+}
+
+const std::vector<std::string> kLlamaTargets = {"q_proj",    "k_proj",  "v_proj",   "o_proj",
+                                                "gate_proj", "up_proj", "down_proj"};
+
+TEST(Lora, LlamaTargetsArePeftsModuleNames) {
+  auto model = random_llama();
+  // per layer r (in + out): q 8 -> 24, v 8 -> 12
+  EXPECT_EQ(lora_parameter_count(model->config(), 0, config(2, {"q_proj", "v_proj"})),
+            2 * 2 * ((8 + 24) + (8 + 12)));
+  Rng rng(1);
+  LoraSet lora(*model, nullptr, config(2, kLlamaTargets), rng);
+  EXPECT_EQ(lora.attached().size(), 2u * 7u);
+  EXPECT_EQ(lora.parameters()[0].name, "model.layers.0.self_attn.q_proj.lora_A.weight");
+  EXPECT_EQ(lora.attached().back().target.module, "model.layers.1.mlp.down_proj");
+  EXPECT_EQ(lora.num_parameters(),
+            lora_parameter_count(model->config(), 0, config(2, kLlamaTargets)));
+  EXPECT_NE(testing::input_error([&] { lora_targets(model->config(), 0, config(2, {"c_attn"})); })
+                .find("unknown target 'c_attn' (llama models take q_proj, k_proj, v_proj, o_proj, "
+                      "gate_proj, up_proj, down_proj, head)"),
+            std::string::npos);
+}
+
+TEST(Lora, LlamaGradientsMatchFiniteDifferencesWithTheBaseFrozen) {
+  auto model = random_llama();
+  for (const auto& p : model->parameters()) p.param->set_trainable(false);
+  Rng rng(8);
+  LoraSet lora(*model, nullptr, config(2, kLlamaTargets), rng);
+  for (const auto& p : lora.parameters())
+    p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
+  for (const auto& p : lora.parameters()) p.param->grad.zero();
+  model->forward_loss(kLoraIds.data(), kTargets.data(), 2, 5);
+  model->backward();
+  for (const auto& p : model->parameters()) EXPECT_FALSE(p.param->grad.defined()) << p.name;
+  const auto loss = [&] { return model->forward_loss(kLoraIds.data(), kTargets.data(), 2, 5); };
+  for (const auto& p : lora.parameters()) {
+    const Tensor analytic = p.param->grad.clone();
+    testing::expect_grad_close(p.name, p.param->value, analytic, loss, 8, 1e-2f, 2e-2);
+  }
+}
+
+// PEFT folders of a llama base: Linear layers (fan_in_fan_out false), the modules' names.
+TEST(Peft, LlamaSaveLoadRoundTrip) {
+  auto model = random_llama();
+  Rng rng(5);
+  const std::string dir = ::testing::TempDir() + "/tinylm_peft_llama";
+  std::filesystem::remove_all(dir);
+  Tensor adapted;
+  {
+    LoraSet lora(*model, nullptr, config(2, {"q_proj", "down_proj"}, 4.0f), rng);
+    for (const auto& p : lora.parameters())
+      p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
+    adapted = model->forward(kLoraIds.data(), 2, 5).clone();
+    save_peft_adapter(lora, dir, PeftInfo{"CAUSAL_LM", "", nullptr});
+  }
+  const auto cfg = nlohmann::json::parse(read_file(dir + "/adapter_config.json"));
+  EXPECT_EQ(cfg["fan_in_fan_out"], false);
+  EXPECT_EQ(cfg["target_modules"], nlohmann::json({"q_proj", "down_proj"}));
+  const SafeTensors file = load_safetensors(dir + "/adapter_model.safetensors");
+  EXPECT_EQ(file.get("base_model.model.model.layers.1.self_attn.q_proj.lora_B.weight").shape,
+            (Shape{24, 2}));
+  auto loaded = load_peft_adapter(*model, nullptr, dir);
+  const Tensor back = model->forward(kLoraIds.data(), 2, 5);
+  for (int64_t i = 0; i < back.numel(); ++i) ASSERT_EQ(back[i], adapted[i]);
+  std::filesystem::remove_all(dir);
+}
+
 // The merged folder carries the base's tokenizer (tinylm_tokenizer.json): without it the
 // folder is read with GPT-2's, and a model trained on a char vocabulary decodes wrong text.
 // The classifier's folder likewise; no tokenizer given, none written.

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include "report/block_layers.h"
 #include "util/error.h"
 
 using namespace tinylm;
@@ -65,4 +68,34 @@ TEST(Flops, RejectsBadShapes) {
   EXPECT_THROW(estimate_flops(c, 1, 1025), InputError);
   c.n_head = 5;  // 768 % 5 != 0
   EXPECT_THROW(estimate_flops(c, 1, 16), InputError);
+}
+
+// The llama family: q, k, v, o and three SwiGLU projections, attention over H * D (not
+// C), and a KV cache that grouped-query attention shrinks to its kv heads.
+TEST(Flops, LlamaFamilyByHand) {
+  // V 50, C 48, H 4, KV 2, D 16 (H*D 64 != C), F 96, L 3, batch 1 x seq 10. Per token, per
+  // layer: q 2*48*64 = 6,144; k, v 2*48*32 = 3,072 each; scores 2*10*64 = 1,280, weights
+  // @ v 1,280; o 2*64*48 = 6,144; gate, up 2*48*96 = 9,216 each; down 9,216 -> 48,640
+  const GPTConfig c = GPTConfig::from_json({{"arch", "llama"},
+                                            {"vocab_size", 50},
+                                            {"block_size", 16},
+                                            {"n_layer", 3},
+                                            {"n_head", 4},
+                                            {"n_kv_head", 2},
+                                            {"head_dim", 16},
+                                            {"d_model", 48},
+                                            {"d_ff", 96}});
+  const auto f = estimate_flops(c, 1, 10);
+  ASSERT_EQ(f.rows.size(), 10u);
+  EXPECT_EQ(f.rows[0].component, "self_attn.q_proj");
+  EXPECT_EQ(f.rows[0].formula, "2 * C * H*D");
+  EXPECT_EQ(f.rows[1].per_layer, 3072);
+  EXPECT_EQ(f.rows[3].formula, "2 * T * H*D");
+  EXPECT_EQ(f.rows[3].per_layer, 1280);
+  EXPECT_EQ(f.rows[5].component, "self_attn.o_proj");
+  EXPECT_EQ(f.rows[8].component, "mlp.down_proj");
+  EXPECT_EQ(f.attention_per_token, 3 * 2 * 1280);
+  EXPECT_EQ(f.forward_per_token, 3 * 48640 + 2 * 48 * 50);
+  // 2 x layers x kv heads x D x 4 bytes: half of what 4 kv heads would cache
+  EXPECT_EQ(report::kv_cache_bytes_per_token(c), 2 * 3 * 2 * 16 * 4);
 }

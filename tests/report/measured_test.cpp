@@ -86,6 +86,19 @@ TEST(Measured, HeapBytesMatchMemoryEstimate) {
   configs.push_back(c);
   c.pre_ln = false, c.position = PositionEncoding::Sinusoidal, c.tie_head = false;
   configs.push_back(c);
+  // the llama family: grouped-query attention (k, v repeated to the query heads), a head
+  // width apart from C / H, Qwen3's q/k norms, SwiGLU, rotary tables
+  GPTConfig llama = GPTConfig::from_json({{"arch", "llama"},
+                                          {"vocab_size", 65},
+                                          {"block_size", kSeq},
+                                          {"n_layer", 2},
+                                          {"n_head", 4},
+                                          {"n_kv_head", 2},
+                                          {"d_model", 128},
+                                          {"d_ff", 344}});
+  configs.push_back(llama);
+  llama.head_dim = 48, llama.qk_norm = true, llama.tie_head = true, llama.dropout = 0.1f;
+  configs.push_back(llama);
   for (const auto& config : configs) {
     Rng rng(1);
     const Batch b = random_batch(config, rng);

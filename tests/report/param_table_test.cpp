@@ -116,6 +116,13 @@ TEST(ParamTable, MatchesRealModel) {
   gpt2_like.vocab_size = 257, gpt2_like.block_size = 64, gpt2_like.n_layer = 3;
   gpt2_like.n_head = 4, gpt2_like.d_model = 64;
   configs.push_back(gpt2_like);
+  // the llama family: grouped-query heads of another width, q/k norms, Qwen2's biases
+  nlohmann::json llama = {{"arch", "llama"}, {"vocab_size", 50}, {"block_size", 16},
+                          {"n_layer", 3},    {"n_head", 4},      {"n_kv_head", 2},
+                          {"head_dim", 16},  {"d_model", 48},    {"d_ff", 96}};
+  configs.push_back(GPTConfig::from_json(llama));
+  llama["qk_norm"] = true, llama["tie_head"] = true, llama["attention_bias"] = true;
+  configs.push_back(GPTConfig::from_json(llama));
   for (const auto& config : configs) {
     GPT model(config);
     EXPECT_EQ(param_table(config).total, model.num_parameters()) << config.to_json().dump();

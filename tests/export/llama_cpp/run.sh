@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# llama.cpp itself reads what `tinylm export --format gguf` writes: the gpt2-tiny fixture
+# llama.cpp itself reads what `tinylm export --format gguf` writes (the llama family's
+# checks are at the end of the list below): the gpt2-tiny fixture
 # exported at F32, F16, BF16 and Q8_0, loaded by llama.cpp through npm node-llama-cpp (its
 # prebuilt CPU libraries, @node-llama-cpp/linux-x64):
 #   - the 351 texts of tests/fixtures/tiktoken-gpt2.jsonl tokenize to tiktoken's ids, at
@@ -24,7 +25,10 @@
 #     exported at F32 (its characters as byte-level BPE tokens, each Bengali character's
 #     3 bytes joined by the file's merges): llama.cpp tokenizes every second of the first
 #     80 lines as tinylm's char vocabulary does, and continues greedily as tinylm does
-#     (past id 11, which llama.cpp takes as end of text when a file names none).
+#     (past id 11, which llama.cpp takes as end of text when a file names none);
+#   - the llama family: the llama-tiny fixture as llama.cpp's llama (F32, F16), and char
+#     models trained here on Shakespeare as its qwen3 and qwen2 (F32): tokenization and
+#     greedy continuations as above.
 #
 #   tests/export/llama_cpp/run.sh [path/to/tinylm]   (default: build/tinylm)
 # llama.cpp's prompts go in batches of 16 tokens (llama.mjs: its AMX variant is wrong at
@@ -103,12 +107,13 @@ check() {
   compare_greedy "$1" "$theirs" "$5" "$6" "${greedy_tolerance[$7]}" || status=1
 }
 
-# train_small DIR DATA TOKENIZER STEPS: a 2-layer GPT (block 64, d_model 64) trained on
-# DATA into DIR/run.
+# train_small DIR DATA TOKENIZER STEPS [MODEL]: a 2-layer GPT (block 64, d_model 64), or
+# the MODEL JSON given, trained on DATA into DIR/run.
 train_small() {
+  local model=${5:-'{"block_size": 64, "n_layer": 2, "n_head": 4, "d_model": 64, "dropout": 0.0}'}
   cat >"$1/config.json" <<EOF
 {
-  "model": {"block_size": 64, "n_layer": 2, "n_head": 4, "d_model": 64, "dropout": 0.0},
+  "model": $model,
   "data": {"path": "$2", "tokenizer": "$3"},
   "train": {"batch_size": 16, "max_steps": $4, "lr": 3e-3, "warmup_steps": 20,
             "eval_interval": $4, "eval_iters": 2, "log_interval": 200,
@@ -179,6 +184,45 @@ echo "char model, tinylm greedy: $char_ours"
 "$bin" export --run "$chars/run" --format gguf --dtype f32 --out "$chars/f32.gguf" >/dev/null
 check "char f32" "$chars/f32.gguf" "$chars/cases.jsonl" "$char_prompt" "$char_ours" \
   "$char_margins" f32
+
+# The llama family. llama-tiny (Llama 3 rope scaling, 4 query heads over 1 kv head, GPT-2's
+# tokenizer) as llama.cpp's llama architecture (q and k rows permuted to its adjacent
+# pairs, rope_freqs for the scaling) at F32 and F16; then char models trained here as its
+# qwen3 (q/k norms, a head width of 32 where d_model / n_head is 16) and qwen2 (q/k/v
+# biases, untied head) architectures, at F32.
+llama_fixture=$root/tests/fixtures/llama-tiny
+read -r llama_ours llama_margins < <(greedy "$llama_fixture" "$prompt" | paste -sd' ')
+[ -n "$llama_margins" ] || { echo "run.sh: tinylm generate --logprobs failed on llama-tiny"; exit 1; }
+echo "llama-tiny, tinylm greedy: $llama_ours"
+for dtype in f32 f16; do
+  "$bin" export --model "$llama_fixture" --format gguf --dtype "$dtype" \
+    --out "$work/llama-$dtype.gguf" >/dev/null
+  check "llama-tiny $dtype" "$work/llama-$dtype.gguf" "$root/tests/fixtures/tiktoken-gpt2.jsonl" \
+    "$prompt" "$llama_ours" "$llama_margins" "$dtype"
+done
+family=$work/family
+mkdir -p "$family"
+head -n 400 "$root/data/tinyshakespeare.txt" >"$family/corpus.txt"
+node -e 'for (const l of require("fs").readFileSync(process.argv[1], "utf8").split("\n").slice(0, 60))
+           if (l.trim()) console.log(JSON.stringify({ text: l }));' "$family/corpus.txt" \
+  >"$family/texts.jsonl"
+node ../encode_cases.mjs "$bin" "$family/texts.jsonl" 2 --tokenizer char \
+  --vocab-from "$family/corpus.txt" >"$family/cases.jsonl"
+family_prompt=$(printf 'ROMEO:' |
+  "$bin" tokenize --tokenizer char --vocab-from "$family/corpus.txt" 2>/dev/null | tr ' ' ',')
+declare -A family_models=(
+  [qwen3]='{"arch": "llama", "block_size": 64, "n_layer": 2, "n_head": 4, "n_kv_head": 2, "d_model": 64, "head_dim": 32, "d_ff": 160, "qk_norm": true, "tie_head": true}'
+  [qwen2]='{"arch": "llama", "block_size": 64, "n_layer": 2, "n_head": 4, "n_kv_head": 1, "d_model": 64, "d_ff": 160, "attention_bias": true}')
+for arch in qwen3 qwen2; do
+  mkdir -p "$family/$arch"
+  train_small "$family/$arch" "$family/corpus.txt" char 300 "${family_models[$arch]}"
+  read -r family_ours family_margins < <(greedy "$family/$arch/run" "$family_prompt" | paste -sd' ')
+  [ -n "$family_margins" ] || { echo "run.sh: tinylm generate --logprobs failed on the $arch model"; exit 1; }
+  echo "$arch model, tinylm greedy: $family_ours"
+  "$bin" export --run "$family/$arch/run" --format gguf --dtype f32 --out "$family/$arch.gguf" >/dev/null
+  check "$arch f32" "$family/$arch.gguf" "$family/cases.jsonl" "$family_prompt" "$family_ours" \
+    "$family_margins" f32
+done
 
 # relative tolerance of each narrower type's logits against the F32 file's (see above)
 declare -A tolerance=([f16]=0.005 [bf16]=0.03 [q8_0]=0.1)

@@ -1,11 +1,14 @@
 // A model as a Hugging Face folder (see hf_export.h).
 #include "export/hf_export.h"
 
+#include <nlohmann/json.hpp>
+
 #include "export/model_folder.h"
 #include "lora/classifier_lora.h"
 #include "lora/peft.h"
 #include "model/hf_classifier.h"
 #include "model/hf_gpt2.h"
+#include "model/hf_llama.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -37,6 +40,7 @@ std::unique_ptr<GPT> with_learned_positions(GPT& model) {
 namespace {
 
 void write_language_model(GPT& model, const std::string& dir, int32_t eot) {
+  if (model.config().arch == Arch::Llama) return save_hf_llama(model, dir, eot);
   std::unique_ptr<GPT> learned;
   GPT* m = &model;
   if (model.config().position != PositionEncoding::Learned) {
@@ -82,6 +86,10 @@ HfExportSummary export_hf(OpenedModel& opened, const std::string& out, bool merg
   GPT& body = opened.classifier ? opened.classifier->body()
                                 : opened.language_model("tinylm export --format hf");
   require_hf_expressible(body.config());  // before anything is made
+  require(!(opened.classifier && body.config().arch == Arch::Llama),
+          "a classifier on a llama-family body: tinylm writes GPT2ForSequenceClassification "
+          "folders only");
+  if (body.config().arch == Arch::Llama) llama_config_to_hf(body.config(), -1);  // may refuse
   const int32_t eot = opened.tokenizer ? opened.tokenizer->eot_id() : kGpt2EndOfText;
   write_folder(opened, out, s, [&](const std::string& dir) {
     if (opened.classifier) {
@@ -89,7 +97,10 @@ HfExportSummary export_hf(OpenedModel& opened, const std::string& out, bool merg
       s.architecture = "GPT2ForSequenceClassification";
     } else {
       write_language_model(body, dir, eot);
-      s.architecture = "GPT2LMHeadModel";
+      s.architecture =
+          body.config().arch == Arch::Llama
+              ? llama_config_to_hf(body.config(), eot)["architectures"][0].get<std::string>()
+              : "GPT2LMHeadModel";
     }
     write_hf_generation_config(eot, dir);
   });

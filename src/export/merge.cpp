@@ -9,6 +9,7 @@
 #include "lora/peft.h"
 #include "model/hf_classifier.h"
 #include "model/hf_gpt2.h"
+#include "model/hf_lm.h"
 #include "util/error.h"
 
 namespace tinylm {
@@ -56,7 +57,7 @@ MergeSummary merge_adapter(GPT& base, const std::string& adapter, const std::str
   require_finite(base.parameters());
   write_merged_folder(out, tokenizer, base.config().block_size,
                       [&](const std::string& dir, int32_t eot) {
-                        save_hf_gpt2(base, dir, eot);
+                        save_hf_lm(base, dir, eot);
                         write_hf_generation_config(eot, dir);
                       });
   return summary;

@@ -7,6 +7,7 @@
 #include "model/weights_check.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/float_text.h"
 #include "util/json_read.h"
 
 namespace tinylm {
@@ -120,6 +121,55 @@ GPTConfig llama_config_from_hf(const nlohmann::json& hf_json) {
           "config.json: mlp_bias true is not supported (the family's MLPs have no biases)");
   c.validate();
   return c;
+}
+
+nlohmann::json llama_config_to_hf(const GPTConfig& c, int32_t eot) {
+  require(!(c.qk_norm && c.qkv_bias),
+          "q/k norms with q/k/v biases: no Hugging Face architecture has both (Qwen3's "
+          "attention_bias also biases o_proj)");
+  const char* type = c.qk_norm ? "qwen3" : c.qkv_bias ? "qwen2" : "llama";
+  const char* architecture = c.qk_norm    ? "Qwen3ForCausalLM"
+                             : c.qkv_bias ? "Qwen2ForCausalLM"
+                                          : "LlamaForCausalLM";
+  const ops::Llama3RopeScaling& r = c.rope_scaling;
+  nlohmann::json scaling = nullptr;
+  if (r.factor > 0)
+    scaling = {{"rope_type", "llama3"},
+               {"factor", shortest_decimal(r.factor)},
+               {"low_freq_factor", shortest_decimal(r.low_freq_factor)},
+               {"high_freq_factor", shortest_decimal(r.high_freq_factor)},
+               {"original_max_position_embeddings", r.original_max_position}};
+  nlohmann::json config = {{"architectures", {architecture}},
+                           {"model_type", type},
+                           {"vocab_size", c.vocab_size},
+                           {"max_position_embeddings", c.block_size},
+                           {"hidden_size", c.d_model},
+                           {"intermediate_size", c.d_ff},
+                           {"num_hidden_layers", c.n_layer},
+                           {"num_attention_heads", c.n_head},
+                           {"num_key_value_heads", c.kv_heads()},
+                           {"head_dim", c.head_size()},
+                           {"hidden_act", "silu"},
+                           {"rms_norm_eps", shortest_decimal(c.norm_eps)},
+                           {"rope_theta", shortest_decimal(c.rope_theta)},
+                           {"rope_scaling", scaling},
+                           {"tie_word_embeddings", c.tie_head},
+                           {"attention_bias", false},
+                           {"attention_dropout", shortest_decimal(c.attention_dropout())},
+                           {"torch_dtype", "float32"}};
+  if (std::string(type) == "llama") config["mlp_bias"] = false;
+  if (eot >= 0) config.update({{"bos_token_id", eot}, {"eos_token_id", eot}});
+  return config;
+}
+
+void save_hf_llama(GPT& model, const std::string& dir, int32_t eot) {
+  const nlohmann::json config = llama_config_to_hf(model.config(), eot);  // may refuse
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  for (auto& [name, param] : model.parameters())
+    tensors.emplace_back(name.rfind("lm_head.", 0) == 0 ? name : "model." + name, param->value);
+  create_own_folder(dir);  // a link at dir is replaced, not written through
+  save_safetensors(dir + "/model.safetensors", tensors, {{"format", "pt"}});
+  write_file_atomic(dir + "/config.json", config.dump(2) + "\n");
 }
 
 std::unique_ptr<GPT> load_hf_llama(const std::string& dir) {

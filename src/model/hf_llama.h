@@ -25,6 +25,14 @@ bool is_llama_family_config(const nlohmann::json& hf);
 // HF config.json -> GPTConfig (arch llama); InputError naming the field on bad values.
 GPTConfig llama_config_from_hf(const nlohmann::json& hf);
 
+// config.json of c as the architecture that expresses it: Qwen3ForCausalLM (q/k norms),
+// Qwen2ForCausalLM (q/k/v biases) or LlamaForCausalLM; bos and eos eot (none when < 0).
+// InputError for q/k norms with q/k/v biases (Qwen3's attention_bias biases o_proj too).
+nlohmann::json llama_config_to_hf(const GPTConfig& c, int32_t eot);
+
+// Writes DIR/config.json and DIR/model.safetensors (float32, atomically; creates DIR).
+void save_hf_llama(GPT& model, const std::string& dir, int32_t eot);
+
 // Loads DIR/config.json and DIR's safetensors (one file or shards); InputError naming a
 // missing or misshapen tensor.
 std::unique_ptr<GPT> load_hf_llama(const std::string& dir);

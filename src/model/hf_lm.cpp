@@ -21,4 +21,9 @@ std::unique_ptr<GPT> load_hf_lm(const std::string& dir) {
   return is_hf_llama_dir(dir) ? load_hf_llama(dir) : load_hf_gpt2(dir);
 }
 
+void save_hf_lm(GPT& model, const std::string& dir, int32_t eot) {
+  if (model.config().arch == Arch::Llama) return save_hf_llama(model, dir, eot);
+  save_hf_gpt2(model, dir, eot);
+}
+
 }  // namespace tinylm

@@ -14,4 +14,8 @@ bool is_hf_llama_dir(const std::string& dir);
 // Loads DIR as its model_type says.
 std::unique_ptr<GPT> load_hf_lm(const std::string& dir);
 
+// Writes DIR/config.json and DIR/model.safetensors in the model's family's layout:
+// GPT2LMHeadModel, or the llama family's (model/hf_llama.h).
+void save_hf_lm(GPT& model, const std::string& dir, int32_t eot);
+
 }  // namespace tinylm

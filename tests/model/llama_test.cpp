@@ -275,6 +275,39 @@ TEST(HfLlama, RefusesFoldersWhoseTensorsDoNotMatchTheConfig) {
             std::string::npos);
 }
 
+// Written as Hugging Face writes each architecture and read back bit for bit: Llama (with
+// Llama 3 scaling), Qwen3 (q/k norms, its own head width), Qwen2 (biases).
+TEST(HfLlama, SavedFoldersReadBackAsTheSameModel) {
+  for (const char* fixture : {"llama-tiny", "qwen3-micro"}) {
+    std::unique_ptr<GPT> model = load_hf_lm(kFixtures + fixture);
+    const std::string dir = std::filesystem::temp_directory_path() /
+                            ("tinylm-hf-save-" + std::string(fixture) + std::to_string(::getpid()));
+    save_hf_lm(*model, dir, 50256);
+    const nlohmann::json saved = nlohmann::json::parse(std::ifstream(dir + "/config.json"));
+    const nlohmann::json original =
+        nlohmann::json::parse(std::ifstream(kFixtures + fixture + "/config.json"));
+    EXPECT_EQ(saved["architectures"], original["architectures"]);
+    EXPECT_EQ(saved["head_dim"], original["head_dim"]);
+    std::unique_ptr<GPT> back = load_hf_lm(dir);
+    EXPECT_EQ(back->config().to_json(), model->config().to_json());
+    expect_same_weights(*model, *back);
+    std::filesystem::remove_all(dir);
+  }
+  GPTConfig c = GPTConfig::from_json(llama_json());
+  c.qkv_bias = true;
+  GPT qwen2(c);
+  const std::string dir = std::filesystem::temp_directory_path() /
+                          ("tinylm-hf-save-qwen2" + std::to_string(::getpid()));
+  save_hf_lm(qwen2, dir, -1);
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(dir + "/config.json"))["model_type"], "qwen2");
+  std::unique_ptr<GPT> back = load_hf_lm(dir);
+  expect_same_weights(qwen2, *back);
+  std::filesystem::remove_all(dir);
+  c.qk_norm = true;  // and biases: no Hugging Face architecture has both
+  GPT both(c);
+  EXPECT_THROW(save_hf_lm(both, dir, -1), InputError);
+}
+
 // transformers 5 writes rope_theta and the llama3 scaling as one rope_parameters object:
 // the same config as transformers 4's top-level keys.
 TEST(HfLlama, ReadsTransformers5RopeParameters) {

@@ -53,6 +53,49 @@ LoraConfig config(int64_t r, std::vector<std::string> targets, float alpha = 8.0
 const std::vector<int32_t> kLoraIds = {1, 4, 7, 2, 9, 3, 3, 9, 2, 11};
 const std::vector<int32_t> kTargets = {4, 7, 2, 9, 3, 3, 9, 2, 11, 0};
 
+// Adapters of `c` with random A and B (so both carry signal) on a frozen base: their
+// gradients against finite differences, `samples` entries each; the base gets none.
+void expect_adapter_gradients_close(GPT& model, const LoraConfig& c, Rng& rng, int samples) {
+  for (const auto& p : model.parameters()) p.param->set_trainable(false);
+  LoraSet lora(model, nullptr, c, rng);
+  for (const auto& p : lora.parameters())
+    p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
+  for (const auto& p : lora.parameters()) p.param->grad.zero();
+  model.forward_loss(kLoraIds.data(), kTargets.data(), 2, 5);
+  model.backward();
+  for (const auto& p : model.parameters()) EXPECT_FALSE(p.param->grad.defined()) << p.name;
+  const auto loss = [&] { return model.forward_loss(kLoraIds.data(), kTargets.data(), 2, 5); };
+  for (const auto& p : lora.parameters()) {
+    const Tensor analytic = p.param->grad.clone();
+    testing::expect_grad_close(p.name, p.param->value, analytic, loss, samples, 1e-2f, 2e-2);
+  }
+}
+
+struct PeftRoundTrip {
+  nlohmann::json config;            // adapter_config.json
+  std::unique_ptr<LoraSet> loaded;  // the adapters read back onto the base
+};
+
+// Adapters of `c` with random A and B, saved as a PEFT folder in dir (which stays), then
+// loaded onto the base again: the same logits, bit for bit.
+PeftRoundTrip expect_peft_round_trip(GPT& model, const LoraConfig& c, const std::string& dir,
+                                     const std::string& base_name, Rng& rng) {
+  std::filesystem::remove_all(dir);
+  Tensor adapted;
+  {
+    LoraSet lora(model, nullptr, c, rng);
+    for (const auto& p : lora.parameters())
+      p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
+    adapted = model.forward(kLoraIds.data(), 2, 5).clone();
+    save_peft_adapter(lora, dir, PeftInfo{"CAUSAL_LM", base_name, nullptr});
+  }
+  PeftRoundTrip trip{nlohmann::json::parse(read_file(dir + "/adapter_config.json")),
+                     load_peft_adapter(model, nullptr, dir)};
+  const Tensor back = model.forward(kLoraIds.data(), 2, 5);
+  for (int64_t i = 0; i < back.numel(); ++i) EXPECT_EQ(back[i], adapted[i]) << i;
+  return trip;
+}
+
 // GPT-2 small with rank 16 on every projection: PEFT's count, from the config alone (no
 // 124M allocation).
 TEST(Lora, Gpt2SmallRank16CountsPeftsFigure) {
@@ -114,20 +157,8 @@ TEST(Lora, RejectsBadRanksAndTargets) {
 // Adapter gradients (A and B, B random so both carry signal), base frozen, LM and classifier.
 TEST(Lora, GradientsMatchFiniteDifferencesWithTheBaseFrozen) {
   auto model = random_model();
-  for (const auto& p : model->parameters()) p.param->set_trainable(false);
   Rng rng(8);
-  LoraSet lora(*model, nullptr, config(2, {"c_attn", "c_proj", "c_fc"}), rng);
-  for (const auto& p : lora.parameters())
-    p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
-  for (const auto& p : lora.parameters()) p.param->grad.zero();
-  model->forward_loss(kLoraIds.data(), kTargets.data(), 2, 5);
-  model->backward();
-  for (const auto& p : model->parameters()) EXPECT_FALSE(p.param->grad.defined()) << p.name;
-  const auto loss = [&] { return model->forward_loss(kLoraIds.data(), kTargets.data(), 2, 5); };
-  for (const auto& p : lora.parameters()) {
-    const Tensor analytic = p.param->grad.clone();
-    testing::expect_grad_close(p.name, p.param->value, analytic, loss, 12, 1e-2f, 2e-2);
-  }
+  expect_adapter_gradients_close(*model, config(2, {"c_attn", "c_proj", "c_fc"}), rng, 12);
 
   ClassifierConfig cc;
   cc.num_labels = 3, cc.pooling = Pooling::Mean, cc.pad_token_id = 12;
@@ -209,16 +240,9 @@ TEST(Peft, SaveLoadRoundTrip) {
   auto model = random_model();
   Rng rng(5);
   const std::string dir = ::testing::TempDir() + "/tinylm_peft_roundtrip";
-  std::filesystem::remove_all(dir);
-  Tensor adapted;
-  {
-    LoraSet lora(*model, nullptr, config(2, {"c_attn", "c_proj"}, 4.0f), rng);
-    for (const auto& p : lora.parameters())
-      p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
-    adapted = model->forward(kLoraIds.data(), 2, 5).clone();
-    save_peft_adapter(lora, dir, PeftInfo{"CAUSAL_LM", "gpt2", nullptr});
-  }
-  const auto cfg = nlohmann::json::parse(read_file(dir + "/adapter_config.json"));
+  const PeftRoundTrip trip =
+      expect_peft_round_trip(*model, config(2, {"c_attn", "c_proj"}, 4.0f), dir, "gpt2", rng);
+  const nlohmann::json& cfg = trip.config;
   EXPECT_EQ(cfg["peft_type"], "LORA");
   EXPECT_EQ(cfg["r"], 2);
   EXPECT_EQ(cfg["fan_in_fan_out"], true);
@@ -229,10 +253,7 @@ TEST(Peft, SaveLoadRoundTrip) {
             (Shape{2, 8}));
   EXPECT_EQ(file.get("base_model.model.transformer.h.1.mlp.c_proj.lora_B.weight").shape,
             (Shape{8, 2}));
-  auto loaded = load_peft_adapter(*model, nullptr, dir);
-  EXPECT_EQ(loaded->config().scaling(), 2.0f);
-  const Tensor back = model->forward(kLoraIds.data(), 2, 5);
-  for (int64_t i = 0; i < back.numel(); ++i) ASSERT_EQ(back[i], adapted[i]);
+  EXPECT_EQ(trip.loaded->config().scaling(), 2.0f);
   std::filesystem::remove_all(dir);
 }
 
@@ -278,20 +299,8 @@ TEST(Lora, LlamaTargetsArePeftsModuleNames) {
 
 TEST(Lora, LlamaGradientsMatchFiniteDifferencesWithTheBaseFrozen) {
   auto model = random_llama();
-  for (const auto& p : model->parameters()) p.param->set_trainable(false);
   Rng rng(8);
-  LoraSet lora(*model, nullptr, config(2, kLlamaTargets), rng);
-  for (const auto& p : lora.parameters())
-    p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
-  for (const auto& p : lora.parameters()) p.param->grad.zero();
-  model->forward_loss(kLoraIds.data(), kTargets.data(), 2, 5);
-  model->backward();
-  for (const auto& p : model->parameters()) EXPECT_FALSE(p.param->grad.defined()) << p.name;
-  const auto loss = [&] { return model->forward_loss(kLoraIds.data(), kTargets.data(), 2, 5); };
-  for (const auto& p : lora.parameters()) {
-    const Tensor analytic = p.param->grad.clone();
-    testing::expect_grad_close(p.name, p.param->value, analytic, loss, 8, 1e-2f, 2e-2);
-  }
+  expect_adapter_gradients_close(*model, config(2, kLlamaTargets), rng, 8);
 }
 
 // PEFT folders of a llama base: Linear layers (fan_in_fan_out false), the modules' names.
@@ -299,24 +308,14 @@ TEST(Peft, LlamaSaveLoadRoundTrip) {
   auto model = random_llama();
   Rng rng(5);
   const std::string dir = ::testing::TempDir() + "/tinylm_peft_llama";
-  std::filesystem::remove_all(dir);
-  Tensor adapted;
-  {
-    LoraSet lora(*model, nullptr, config(2, {"q_proj", "down_proj"}, 4.0f), rng);
-    for (const auto& p : lora.parameters())
-      p.param->value.copy_from(testing::random_tensor(p.param->value.shape(), rng, 0.3f));
-    adapted = model->forward(kLoraIds.data(), 2, 5).clone();
-    save_peft_adapter(lora, dir, PeftInfo{"CAUSAL_LM", "", nullptr});
-  }
-  const auto cfg = nlohmann::json::parse(read_file(dir + "/adapter_config.json"));
+  const PeftRoundTrip trip =
+      expect_peft_round_trip(*model, config(2, {"q_proj", "down_proj"}, 4.0f), dir, "", rng);
+  const nlohmann::json& cfg = trip.config;
   EXPECT_EQ(cfg["fan_in_fan_out"], false);
   EXPECT_EQ(cfg["target_modules"], nlohmann::json({"q_proj", "down_proj"}));
   const SafeTensors file = load_safetensors(dir + "/adapter_model.safetensors");
   EXPECT_EQ(file.get("base_model.model.model.layers.1.self_attn.q_proj.lora_B.weight").shape,
             (Shape{24, 2}));
-  auto loaded = load_peft_adapter(*model, nullptr, dir);
-  const Tensor back = model->forward(kLoraIds.data(), 2, 5);
-  for (int64_t i = 0; i < back.numel(); ++i) ASSERT_EQ(back[i], adapted[i]);
   std::filesystem::remove_all(dir);
 }
 

@@ -92,11 +92,11 @@ void print_vector(const char* name, const float* v, int64_t n) {
 void print_embeddings(const report::Trace& trace, const Labels& labels, int64_t d_model) {
   const int64_t D = trace.dims;
   std::printf("\n== 2. embeddings (first %lld of %lld dims; %s positions) ==\n",
-              static_cast<long long>(D), static_cast<long long>(d_model),
-              trace.learned_positions ? "learned" : "sinusoidal");
+              static_cast<long long>(D), static_cast<long long>(d_model), trace.positions.c_str());
   for (size_t t = 0; t < trace.ids.size(); ++t) {
     std::printf("  %s\n", labels.position(trace.ids, static_cast<int64_t>(t)).c_str());
     print_vector("token", trace.token_embedding.data() + t * D, D);
+    if (trace.position_embedding.empty()) continue;  // rotary: q and k turn in attention
     print_vector("position", trace.position_embedding.data() + t * D, D);
     print_vector("sum", trace.embedding_sum.data() + t * D, D);
   }

@@ -62,15 +62,19 @@ Trace trace_input(GPT& model, const std::vector<int32_t>& ids, int64_t dims, int
   Trace trace;
   trace.ids = ids;
   trace.dims = std::min(dims, C);
-  trace.learned_positions = model.wpe.learned();
+  const bool rotary = config.position == PositionEncoding::Rotary;
+  trace.positions = rotary ? "rotary" : model.wpe.learned() ? "learned" : "sinusoidal";
 
-  // x0 = wte(ids) + wpe(0..T-1)  [1, T, C], as GPT::forward builds it (no dropout here).
+  // x0 = wte(ids) + wpe(0..T-1)  [1, T, C], as GPT::forward builds it (no dropout here);
+  // rotary positions add nothing here.
   const Tensor tok = model.wte.forward(ids.data(), T);  // [T, C]
-  const Tensor pos = model.wpe.forward(0, T);           // [T, C]
-  Tensor x = Tensor::empty({1, T, C});
-  for (int64_t i = 0; i < T * C; ++i) x[i] = tok[i] + pos[i];
+  Tensor x = tok.clone().reshaped({1, T, C});
   trace.token_embedding = leading_dims(tok, T, C, trace.dims);
-  trace.position_embedding = leading_dims(pos, T, C, trace.dims);
+  if (!rotary) {
+    const Tensor pos = model.wpe.forward(0, T);  // [T, C]
+    for (int64_t i = 0; i < T * C; ++i) x[i] += pos[i];
+    trace.position_embedding = leading_dims(pos, T, C, trace.dims);
+  }
   trace.embedding_sum = leading_dims(x, T, C, trace.dims);
   trace.input_norms = row_norms(x, T, C);
 
@@ -79,7 +83,7 @@ Trace trace_input(GPT& model, const std::vector<int32_t>& ids, int64_t dims, int
   ops::AttentionMask mask;
   mask.causal = true;
   for (auto& block : model.h) {
-    x = block.forward(x, inference, mask);  // [1, T, C]
+    x = block.forward(x, inference, mask, rotary ? &model.rope() : nullptr);  // [1, T, C]
     BlockTrace bt;
     bt.attention = block.attn.attention().clone().reshaped({block.attn.n_head(), T, T});
     bt.residual_norms = row_norms(x, T, C);

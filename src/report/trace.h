@@ -8,6 +8,7 @@
 // Text labels (token strings) are the caller's business: this layer has no tokenizer.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "model/gpt.h"
@@ -32,9 +33,11 @@ struct BlockTrace {
 struct Trace {
   std::vector<int32_t> ids;  // [T]
   int64_t dims = 0;          // leading embedding dimensions kept (min(requested, C))
-  bool learned_positions = true;
+  // "learned", "sinusoidal", or "rotary" (RoPE turns q and k inside attention: nothing
+  // is added to the embedding, position_embedding is empty and embedding_sum the tokens')
+  std::string positions = "learned";
   std::vector<float> token_embedding;      // [T, dims]  wte.weight[ids[t], :dims]
-  std::vector<float> position_embedding;   // [T, dims]  wpe(t)[:dims]
+  std::vector<float> position_embedding;   // [T, dims]  wpe(t)[:dims]; empty for rotary
   std::vector<float> embedding_sum;        // [T, dims]  their sum, x0[t, :dims]
   std::vector<float> input_norms;          // [T]        ||x0[t]||_2 (before block 0)
   std::vector<BlockTrace> blocks;          // [n_layer]

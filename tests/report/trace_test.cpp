@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "common/gradcheck.h"
@@ -30,9 +31,20 @@ const Variant kVariants[] = {
     {"learned, pre-LN, tied head", PositionEncoding::Learned, true, true},
     {"sinusoidal, pre-LN, untied head with bias", PositionEncoding::Sinusoidal, true, false},
     {"learned, post-LN, tied head", PositionEncoding::Learned, false, true},
+    {"llama: rotary, RMSNorm, SwiGLU, 2 heads on 1 kv head", PositionEncoding::Rotary, true, true},
 };
 
 GPTConfig config_of(const Variant& v) {
+  if (v.position == PositionEncoding::Rotary)
+    return GPTConfig::from_json({{"arch", "llama"},
+                                 {"vocab_size", 11},
+                                 {"block_size", 9},
+                                 {"n_layer", 2},
+                                 {"n_head", 2},
+                                 {"n_kv_head", 1},
+                                 {"d_model", 12},
+                                 {"d_ff", 20},
+                                 {"tie_head", v.tie_head}});
   GPTConfig c;
   c.vocab_size = 11, c.block_size = 9, c.n_layer = 2, c.n_head = 2, c.d_model = 12;
   c.position = v.position, c.pre_ln = v.pre_ln, c.tie_head = v.tie_head;
@@ -54,6 +66,7 @@ float position_value(const GPT& model, int64_t p, int64_t d) {
   const int64_t C = model.config().d_model;
   if (model.config().position == PositionEncoding::Learned)
     return model.wpe.weight.value[p * C + d];
+  if (model.config().position == PositionEncoding::Rotary) return 0.0f;  // turns q, k instead
   const double angle = p / std::pow(10000.0, static_cast<double>(d - d % 2) / C);
   return static_cast<float>(d % 2 == 0 ? std::sin(angle) : std::cos(angle));
 }
@@ -92,7 +105,11 @@ TEST(Trace, EmbeddingDimensionsAreTheWeights) {
     const std::vector<int32_t> ids = random_ids(T, 11, rng);
     const Trace trace = trace_input(model, ids, /*dims=*/5);
     ASSERT_EQ(trace.dims, 5);
-    EXPECT_EQ(trace.learned_positions, v.position == PositionEncoding::Learned);
+    const bool rotary = v.position == PositionEncoding::Rotary;
+    EXPECT_EQ(trace.positions, rotary                                    ? "rotary"
+                               : v.position == PositionEncoding::Learned ? "learned"
+                                                                         : "sinusoidal");
+    EXPECT_EQ(trace.position_embedding.size(), rotary ? 0u : static_cast<size_t>(T * 5));
     ASSERT_EQ(trace.token_embedding.size(), static_cast<size_t>(T * 5));
     for (int64_t t = 0; t < T; ++t) {
       double sum_sq = 0.0;
@@ -102,7 +119,7 @@ TEST(Trace, EmbeddingDimensionsAreTheWeights) {
         sum_sq += static_cast<double>(tok + pos) * (tok + pos);
         if (d >= 5) continue;
         EXPECT_EQ(trace.token_embedding[t * 5 + d], tok) << v.name;
-        EXPECT_NEAR(trace.position_embedding[t * 5 + d], pos, 1e-5) << v.name;
+        if (!rotary) EXPECT_NEAR(trace.position_embedding[t * 5 + d], pos, 1e-5) << v.name;
         EXPECT_NEAR(trace.embedding_sum[t * 5 + d], tok + pos, 1e-5) << v.name;
       }
       EXPECT_NEAR(trace.input_norms[t], std::sqrt(sum_sq), 1e-4) << v.name << " position " << t;

@@ -16,8 +16,9 @@ struct ModelFlags {
 };
 
 inline constexpr const char* kModelSourceHelp =
-    "a run folder, a checkpoint (.safetensors), a fine-tuning run, a Hugging Face GPT-2 "
-    "folder, a GGUF file (.gguf, llama.cpp's gpt2) or a preset (gpt2-124m ...)";
+    "a run folder, a checkpoint (.safetensors), a fine-tuning run, a Hugging Face folder "
+    "(GPT-2, Llama, Qwen2, Qwen3), a GGUF file (.gguf: llama.cpp's gpt2, llama, qwen2, qwen3) or a "
+    "preset (gpt2-124m ...)";
 
 // Adds --run and --model (excluding each other) to `app`.
 inline void add_model_flags(CLI::App& app, ModelFlags& flags) {

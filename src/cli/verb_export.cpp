@@ -76,7 +76,7 @@ int run_export(int argc, char** argv) {
   std::string source, format, dtype = "f32", out, name, vocab_dir = default_gpt2_dir();
   app.add_option("--model,--run", source,
                  "a run folder, a checkpoint, an instruct run (its adapters merged), a Hugging "
-                 "Face GPT-2 folder or a preset")
+                 "Face folder (GPT-2, Llama, Qwen2, Qwen3) or a preset")
       ->required();
   app.add_option("--format", format,
                  "gguf (llama.cpp, ollama, LM Studio) or hf (a folder transformers loads)")

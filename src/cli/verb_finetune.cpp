@@ -27,8 +27,9 @@ int run_finetune(int argc, char** argv) {
   finetune::FinetuneOptions opts;
   app.add_option("--task", task, "instruct or classify")->required();
   app.add_option("--base", base_names.base,
-                 "the model to start from: a Hugging Face GPT-2 folder (config.json + "
-                 "model.safetensors), a tinylm run folder, or a preset (gpt2-124m, ...: random "
+                 "the model to start from: a Hugging Face folder (config.json + "
+                 "model.safetensors: GPT-2, Llama, Qwen2, Qwen3), a tinylm run folder, or a preset "
+                 "(gpt2-124m, ...: random "
                  "init; the config's \"model\" section changes its shape); with --resume "
                  "the checkpoint holds the model, and --base may be left out");
   app.add_option("--data", base_names.data,

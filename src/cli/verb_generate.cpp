@@ -1,7 +1,7 @@
 // tinylm generate --model SRC (--prompt TEXT | --prompt-ids 1,2,3) --max-new-tokens N
-//   [--greedy] [--print-ids] [--logprobs N] ...: Hugging Face GPT-2 folders and presets
-//   speak GPT-2's BPE (tokenizer/bpe_tokenizer.h, from --vocab-dir); runs their own
-//   tokenizer.
+//   [--greedy] [--print-ids] [--logprobs N] ...: Hugging Face folders without a tokenizer
+//   of their own and presets speak GPT-2's BPE (tokenizer/bpe_tokenizer.h, from --vocab-dir); runs
+//   their own tokenizer.
 #include <chrono>
 #include <cstdio>
 
@@ -64,7 +64,7 @@ constexpr int kMaxLogprobs = 20;  // as the OpenAI API's top_logprobs
 
 void add_generate_flags(CLI::App& app, GenerateArgs& a) {
   app.add_option("--model", a.model_dir,
-                 "a Hugging Face GPT-2 folder, a run folder, a checkpoint, an instruct run, a GGUF "
+                 "a Hugging Face folder, a run folder, a checkpoint, an instruct run, a GGUF "
                  "file or a preset")
       ->required();
   auto* text_opt = app.add_option("--prompt", a.prompt_text, "prompt text (GPT-2 BPE)");

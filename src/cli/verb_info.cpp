@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "cli/cli_util.h"
+#include "model/config.h"
 #include "open/model_source.h"
 #include "report/data_parallel.h"
 #include "report/embedding_table.h"
@@ -56,8 +57,9 @@ void add_info_flags(CLI::App& app, InfoArgs& a) {
   app.add_option("--run", a.run_dir,
                  "run folder (train or finetune) or checkpoint: reads the model's shape from it");
   app.add_option("--model", a.model_dir,
-                 "Hugging Face GPT-2 folder (reads its config.json), or any source --run takes");
-  app.add_option("--preset", a.preset, "gpt2-124m, gpt2-355m, gpt2-774m or gpt2-1558m");
+                 "Hugging Face folder (reads its config.json: GPT-2, Llama, Qwen2, Qwen3), or any "
+                 "source --run takes");
+  app.add_option("--preset", a.preset, "a released model's shape: " + preset_names());
   app.add_option("--batch", a.batch, "batch size B for FLOPs and memory")->capture_default_str();
   app.add_option("--seq", a.seq, "sequence length T (default: the model's block_size)");
   app.add_flag("--json", a.json, "print the same report as JSON");

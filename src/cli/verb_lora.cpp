@@ -18,8 +18,9 @@ int run_lora(int argc, char** argv) {
       "folder (config.json + model.safetensors)");
   merge
       ->add_option("--base", base,
-                   "the base: a Hugging Face GPT-2 folder (GPT2LMHeadModel or "
-                   "GPT2ForSequenceClassification), a tinylm run or fine-tuning run, a "
+                   "the base: a Hugging Face folder (GPT2LMHeadModel, "
+                   "GPT2ForSequenceClassification, LlamaForCausalLM, Qwen2/Qwen3ForCausalLM), a "
+                   "tinylm run or fine-tuning run, a "
                    "checkpoint, or a preset (gpt2-124m)")
       ->required();
   merge->add_option("--adapter", adapter, "the PEFT adapter folder")->required();

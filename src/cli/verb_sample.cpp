@@ -101,7 +101,7 @@ std::vector<int32_t> prompt_ids(const Tokenizer& tokenizer, const SampleArgs& a)
 int run_sample(int argc, char** argv) {
   CLI::App app{
       "Generate text from a trained run (or any language model: a Hugging Face "
-      "GPT-2 folder, an instruct run, a preset), streaming it as it is produced.",
+      "folder, an instruct run, a preset), streaming it as it is produced.",
       "tinylm sample"};
   SampleArgs a;
   add_sample_flags(app, a);

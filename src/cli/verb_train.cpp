@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_util.h"
+#include "model/config.h"
 #include "train/trainer.h"
 #include "util/error.h"
 
@@ -28,9 +29,10 @@ int run_train(int argc, char** argv) {
   app.add_option("--out", out, "run folder (default: runs/<config name>)")->check(kNonEmptyPath);
   app.add_flag("--resume", opts.resume, "continue the run in --out from its last checkpoint");
   app.add_option("--preset", preset,
-                 "use a GPT-2 shape as the model (gpt2-124m, gpt2-355m, gpt2-774m, gpt2-1558m), "
-                 "randomly initialised, in place of the config's model section (keeping its "
-                 "dropout); --set model.x=... still applies");
+                 "use a released model's shape (" + preset_names() +
+                     "), "
+                     "randomly initialised, in place of the config's model section (keeping its "
+                     "dropout); --set model.x=... still applies");
   app.add_option("--set", sets, "override a config field, e.g. --set train.lr=3e-4 (repeatable)");
   app.add_option("--stop-after", opts.stop_after,
                  "stop with a checkpoint once the run has done N steps, counted from its start "

@@ -91,26 +91,6 @@ void GPTConfig::validate() const {
                          "a model of this shape (up to " + std::to_string(bound) + " parameters)");
 }
 
-GPTConfig GPTConfig::preset(const std::string& name) {
-  // {n_layer, n_head, d_model} from the GPT-2 paper / OpenAI's released checkpoints.
-  static const std::map<std::string, std::array<int64_t, 3>> shapes = {
-      {"gpt2-124m", {12, 12, 768}},
-      {"gpt2-355m", {24, 16, 1024}},
-      {"gpt2-774m", {36, 20, 1280}},
-      {"gpt2-1558m", {48, 25, 1600}},
-  };
-  auto it = shapes.find(name);
-  if (it == shapes.end())
-    throw InputError("unknown preset '" + name + "' (gpt2-124m, gpt2-355m, gpt2-774m, gpt2-1558m)");
-  GPTConfig c;
-  c.vocab_size = 50257;
-  c.block_size = 1024;
-  c.n_layer = it->second[0];
-  c.n_head = it->second[1];
-  c.d_model = it->second[2];
-  return c;
-}
-
 const char* arch_name(Arch a) {
   return a == Arch::Llama ? "llama" : "gpt2";
 }

@@ -64,8 +64,10 @@ struct GPTConfig {
   // naming "<prefix><field>". "bias": bool sets all four bias flags at once (nanoGPT).
   static GPTConfig from_json(const nlohmann::json& j, const std::string& prefix = "model.");
 
-  // GPT-2 shapes as OpenAI released them (vocab 50257, context 1024, all biases, tied):
-  // "gpt2-124m", "gpt2-355m", "gpt2-774m", "gpt2-1558m". Throws InputError if unknown.
+  // Released models' shapes by name (model/presets.cpp): GPT-2's as OpenAI released them
+  // ("gpt2-124m", "gpt2-355m", "gpt2-774m", "gpt2-1558m": vocab 50257, context 1024, all
+  // biases, tied) and the llama family's ("smollm2-135m", "qwen2.5-0.5b", "qwen3-0.6b",
+  // "llama-3.2-1b"). Throws InputError if unknown, listing them.
   // (A preset names its own arch: "arch" beside it must agree.)
   static GPTConfig preset(const std::string& name);
 };
@@ -73,6 +75,9 @@ struct GPTConfig {
 // What each of the model's blocks is built from: the block's fields of c, with d_ff and
 // attn_dropout resolved (ffn_hidden(), attention_dropout()).
 nn::BlockConfig block_config(const GPTConfig& c);
+
+// The presets' names, comma-separated, for help texts and messages.
+std::string preset_names();
 
 // "gpt2" or "llama".
 const char* arch_name(Arch a);

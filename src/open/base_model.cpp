@@ -30,8 +30,9 @@ BaseModel load_base_model(const std::string& src, const nlohmann::json& model_ov
   if (row.base == BaseUse::kRefused)
     throw InputError(
         option + " " + src + " is " + describe(source) +
-        "; a base must be a language model: a Hugging Face GPT-2 folder "
-        "(GPT2LMHeadModel, or GPT2ForSequenceClassification for its body), a tinylm train "
+        "; a base must be a language model: a Hugging Face folder "
+        "(GPT2LMHeadModel or GPT2ForSequenceClassification for its body, LlamaForCausalLM, "
+        "Qwen2ForCausalLM, Qwen3ForCausalLM), a tinylm train "
         "run or checkpoint, a GGUF file or a preset");
   // A classifier's body is read as the language model of its folder (its head is left).
   if (row.base == BaseUse::kBody) source.kind = ModelSourceKind::HfLanguageModel;

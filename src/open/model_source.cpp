@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const char* kWhatASourceIs =
-    "a Hugging Face GPT-2 folder (config.json + model.safetensors), OpenAI's GPT-2 folder "
+    "a Hugging Face folder (config.json + model.safetensors: GPT-2, Llama, Qwen2, Qwen3), OpenAI's "
+    "GPT-2 folder "
     "(hparams.json + model.ckpt.*), a tinylm run folder, a "
     "checkpoint file (.safetensors), a GGUF file (.gguf), a Hugging Face repo id in the cache "
     "(gpt2, ORG/NAME) or a preset (gpt2-124m, gpt2-355m, "

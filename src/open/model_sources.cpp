@@ -222,6 +222,13 @@ void open_preset(OpenedModel& m, const OpenOptions& o) {
   Rng rng(o.preset_seed);
   m.lm->init(rng);
   m.tokenizer = gpt2_tokenizer(o);
+  // A preset has no tokenizer of its own: GPT-2's, whose ids must all be rows.
+  require(m.tokenizer->vocab_size() <= c.vocab_size, [&] {
+    return m.source.option + " " + m.source.path + ": the preset's vocabulary (" +
+           std::to_string(c.vocab_size) + ") is smaller than GPT-2's tokenizer (" +
+           std::to_string(m.tokenizer->vocab_size()) +
+           "), which presets speak; use a downloaded model folder with its own tokenizer";
+  });
 }
 
 bool always(ModelSourceInfo&) {

@@ -4,11 +4,14 @@
 //   sqrt-dk      softmax entropy with and without the 1/sqrt(d_k) scale as d_k grows
 //   activations  the GELU (erf, tanh) and ReLU curves
 //   layernorm    values before and after LayerNorm (histograms)
+//   gpt-to-llama GPT-2 124M to Llama one change at a time: parameters, FLOPs and
+//                KV-cache bytes per token after each (course/gpt_to_llama.h; no figure)
 #include <cstdio>
 #include <string>
 
 #include "cli/cli_util.h"
 #include "course/experiments.h"
+#include "course/gpt_to_llama.h"
 #include "report/svg.h"
 #include "util/error.h"
 
@@ -38,7 +41,8 @@ int run_demo(int argc, char** argv) {
   std::string name, out;
   int64_t layers = 6, d = 64;
   uint64_t seed = 123;
-  app.add_option("name", name, "residual | sqrt-dk | activations | layernorm")->required();
+  app.add_option("name", name, "residual | sqrt-dk | activations | layernorm | gpt-to-llama")
+      ->required();
   app.add_option("--out", out, "also draw the figure into this SVG file")->check(kNonEmptyPath);
   app.add_option("--layers", layers, "residual: number of random layers (default 6, at most 1000)");
   app.add_option("--dim", d, "residual: width of the layers (default 64, at most 1024)");
@@ -63,8 +67,12 @@ int run_demo(int argc, char** argv) {
     const course::LayerNormHistogram h = course::layernorm_histogram(256, 64, 60, seed);
     text = course::format_layernorm(h);
     svg_text = course::layernorm_svg(h);
+  } else if (name == "gpt-to-llama") {
+    require(app.count("--out") == 0, "gpt-to-llama prints a table and draws no figure");
+    text = course::format_gpt_to_llama(course::gpt_to_llama_steps(), 1024);
   } else {
-    throw InputError("unknown demo '" + name + "' (residual, sqrt-dk, activations, layernorm)");
+    throw InputError("unknown demo '" + name +
+                     "' (residual, sqrt-dk, activations, layernorm, gpt-to-llama)");
   }
   std::fputs(text.c_str(), stdout);
   if (app.count("--out") > 0) {

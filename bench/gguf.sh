@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # tinylm beside llama.cpp on the same GGUF files: the GPT-2 124M preset (random weights)
-# exported at F32, F16 and Q8_0, batch 1, a 64-token prompt then 128 greedy tokens,
+# exported at F32, F16 and Q8_0, and the SmolLM2-135M preset (llama.cpp's llama: 30
+# layers, d_model 576, 9 heads over 3 KV heads, SwiGLU 1536, vocab 49152, tied) at F32,
+# F16, BF16 and Q8_0, batch 1, a 64-token prompt then 128 greedy tokens,
 # 2 threads. Prefill and decode tokens/s, each the median of 3 rounds; a round runs
 # tinylm's bench/generate_speed then llama.cpp's bench/gguf/llama_speed.mjs, one process
 # each, both timed warm (each program runs an untimed pass first) and each giving the
@@ -15,10 +17,14 @@
 # AMX Q8_0 kernel on Intel Xeons, docs/export.md), llama.cpp is timed with batches of 16
 # and the output says so. llama.cpp's CPU library (native build or prebuilt variant) and
 # its errors are printed.
-# Usage: bench/gguf.sh [build-dir]   (needs $BUILD/tinylm and $BUILD/generate_speed)
+# Usage: bench/gguf.sh [build-dir] [preset ...]   (needs $BUILD/tinylm and
+#        $BUILD/generate_speed; presets: gpt2-124m smollm2-135m, the default both)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
+shift || true
+presets=("$@")
+[ "${#presets[@]}" -gt 0 ] || presets=(gpt2-124m smollm2-135m)
 prompt=64 new=128 threads=2 rounds=3 passes=3
 source bench/cpu_line.sh
 cpu_line
@@ -56,17 +62,25 @@ med() { if [ -n "$1" ]; then printf '%s' "$1" | median; else echo -; fi; }  # "-
 # largest |llama.cpp logprob - tinylm logprob| over tinylm's 20 most likely tokens (about
 # 3x what a Zen 5 host shows: llama.cpp's F32 GELU goes through an fp16 table, and at Q8_0
 # it quantises the activations to 8 bits as well).
-check_ids=$(awk -v n="$prompt" 'BEGIN { srand(7); for (i = 0; i < n; ++i) printf "%s%d", (i ? "," : ""), int(rand() * 50257) }')
-declare -A check_tol=([f32]=0.05 [f16]=0.05 [q8_0]=0.3)
+# (ids below the smaller vocabulary, SmolLM2's 49152, so that one prompt fits both).
+check_ids=$(awk -v n="$prompt" 'BEGIN { srand(7); for (i = 0; i < n; ++i) printf "%s%d", (i ? "," : ""), int(rand() * 49151) }')
+# (BF16: ggml rounds the activations to bf16 too, as at Q8_0 to 8 bits.)
+declare -A check_tol=([f32]=0.05 [f16]=0.05 [bf16]=0.3 [q8_0]=0.3)
+declare -A preset_types=([gpt2-124m]="f32 f16 q8_0" [smollm2-135m]="f32 f16 bf16 q8_0")
+declare -A preset_target=([gpt2-124m]=1.3x [smollm2-135m]=1.0x)
+declare -A preset_title=([gpt2-124m]="GPT-2 124M shape" [smollm2-135m]="SmolLM2-135M shape (llama)")
 
-rows="" shown=no
-# file type : the weights tinylm decodes it with (its own: what `tinylm generate` does
+shown=no
+# Times one preset at each of its types, then prints its table.
+bench_preset() {
+local preset=$1 rows=""
+# file type = the weights tinylm decodes it with (its own: what `tinylm generate` does
 # with that file)
-for pair in f32:f32 f16:f16 q8_0:q8_0; do
-  type=${pair%%:*} decode=${pair##*:}
-  file=$work/gpt2-124m-$type.gguf
-  "$BUILD/tinylm" export --model gpt2-124m --format gguf --dtype "$type" --out "$file" >/dev/null
-  echo "== GGUF $type ($(du -m "$file" | cut -f1) MB), tinylm decode $decode, prompt $prompt, new $new, $threads threads"
+for type in ${preset_types[$preset]}; do
+  decode=$type
+  file=$work/$preset-$type.gguf
+  "$BUILD/tinylm" export --model "$preset" --format gguf --dtype "$type" --out "$file" >/dev/null
+  echo "== $preset GGUF $type ($(du -m "$file" | cut -f1) MB), tinylm decode $decode, prompt $prompt, new $new, $threads threads"
   t_pre="" t_dec="" mb="" triad="" l_pre="" l_dec=""
   check_top=$("$BUILD/tinylm" generate --model "$file" --prompt-ids "$check_ids" --max-new-tokens 1 \
                 --greedy --logprobs 20 | sed -n 's/^logprobs: [^;]*; top //p')
@@ -106,7 +120,7 @@ done
 # tokens/s = triad bandwidth / weight bytes per token. tinylm's bytes come from its own
 # line; llama.cpp's are taken as the same bytes for that type (an approximation: both
 # read the same matrices at the same width: 4, 2 or 34/32 bytes a weight).
-echo "== GGUF speed, GPT-2 124M shape, medians of $rounds rounds of $passes passes (tokens/s; ratio = tinylm / llama.cpp)"
+echo "== GGUF speed, ${preset_title[$preset]}, medians of $rounds rounds of $passes passes (tokens/s; ratio = tinylm / llama.cpp)"
 printf '%s' "$rows" | awk -v prompt="$prompt" '
   function ratio(a, b) { return (a == "-" || b == "-" || b == 0) ? "-" : sprintf("%.2fx", a / b) }
   function part(v, bound) { return (v == "-" || bound == 0) ? "-" : sprintf("%.0f%%", 100 * v / bound) }
@@ -121,4 +135,10 @@ printf '%s' "$rows" | awk -v prompt="$prompt" '
     printf "%-5s %-6s %9s %9s %6s   %8s %8s %6s   %8.1f %8s %8s\n", toupper($1), $2, $3, $4,
            ratio($3, $4), $5, $6, ratio($5, $6), bound, part($5, bound), part($6, bound)
   }'
-echo "(decode target: tinylm >= 1.3x llama.cpp; prefill of $prompt tokens in one batch)"
+echo "(decode target: tinylm >= ${preset_target[$preset]} llama.cpp; prefill of $prompt tokens in one batch)"
+}
+
+for preset in "${presets[@]}"; do
+  [ -n "${preset_types[$preset]:-}" ] || { echo "gguf.sh: no preset '$preset' here (gpt2-124m, smollm2-135m)" >&2; exit 2; }
+  bench_preset "$preset"
+done

@@ -160,11 +160,15 @@ std::vector<LoraTarget> lora_targets(const GPTConfig& c, int64_t head_out, const
   const std::vector<BlockModule> modules = block_modules(c);
   std::set<std::string> kinds;
   for (const auto& t : lora.targets) {
+    if (t == kAllLinear) {
+      for (const BlockModule& m : modules) kinds.insert(m.kind);
+      continue;
+    }
     const bool known =
         t == "head" || std::any_of(modules.begin(), modules.end(),
                                    [&](const BlockModule& m) { return m.kind == t; });
     require(known, "lora.targets: unknown target '" + t + "' (" + arch_name(c.arch) +
-                       " models take " + target_kinds_text(c) + ")");
+                       " models take " + target_kinds_text(c) + ", or " + kAllLinear + ")");
     require(t != "head" || head_out > 0,
             "lora.targets: 'head' needs a classification head (the language-model head is "
             "tied to the token embedding)");

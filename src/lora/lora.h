@@ -20,6 +20,10 @@
 
 namespace tinylm {
 
+// PEFT's target_modules="all-linear": every linear layer of the blocks, whichever family
+// (GPT-2's c_attn, c_proj, c_fc; the llama family's q_proj .. down_proj), not the head.
+inline constexpr const char* kAllLinear = "all-linear";
+
 struct LoraConfig {
   int64_t r = 8;
   float alpha = 16.0f;

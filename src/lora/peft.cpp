@@ -242,8 +242,15 @@ void save_peft_adapter(LoraSet& lora, const std::string& dir, const PeftInfo& in
   const LoraConfig& c = lora.config();
   nlohmann::json targets = nlohmann::json::array();
   std::set<std::string> seen;
-  for (const auto& t : c.targets)
-    if (seen.insert(peft_target(t)).second) targets.push_back(peft_target(t));
+  for (const auto& t : c.targets) {
+    if (t == kAllLinear) {  // the kinds it selected, in model order
+      for (auto& a : lora.attached())
+        if (a.target.kind != "head" && seen.insert(peft_target(a.target.kind)).second)
+          targets.push_back(peft_target(a.target.kind));
+    } else if (seen.insert(peft_target(t)).second) {
+      targets.push_back(peft_target(t));
+    }
+  }
   // PEFT's flag for weights stored [in, out]: GPT-2's Conv1D layers, not the llama
   // family's nn.Linear ones.
   bool conv1d = false;

@@ -20,6 +20,7 @@
 #include "run/checkpoint.h"
 #include "run/run_folder.h"
 #include "tokenizer/bpe_tokenizer.h"
+#include "tokenizer/gpt2_cut.h"
 #include "tokenizer/load.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -215,20 +216,22 @@ GPTConfig preset_shape(const ModelSourceInfo& s, const OpenOptions& o) {
   }
 }
 
+// A preset has no tokenizer of its own: GPT-2's, cut to the preset's vocabulary where
+// that is smaller (SmolLM2-135M's 49152 rows; tokenizer/gpt2_cut.h).
+std::unique_ptr<Tokenizer> preset_tokenizer(int64_t vocab, const OpenOptions& o) {
+  std::unique_ptr<Tokenizer> gpt2 = gpt2_tokenizer(o);
+  if (gpt2->vocab_size() <= vocab) return gpt2;
+  const std::string dir = o.gpt2_vocab_dir.empty() ? default_gpt2_dir() : o.gpt2_vocab_dir;
+  return std::make_unique<BpeTokenizer>(gpt2_tokenizer_cut_to(vocab, dir));
+}
+
 void open_preset(OpenedModel& m, const OpenOptions& o) {
   GPTConfig c = preset_shape(m.source, o);
   c.validate();
   m.lm = std::make_unique<GPT>(c);
   Rng rng(o.preset_seed);
   m.lm->init(rng);
-  m.tokenizer = gpt2_tokenizer(o);
-  // A preset has no tokenizer of its own: GPT-2's, whose ids must all be rows.
-  require(m.tokenizer->vocab_size() <= c.vocab_size, [&] {
-    return m.source.option + " " + m.source.path + ": the preset's vocabulary (" +
-           std::to_string(c.vocab_size) + ") is smaller than GPT-2's tokenizer (" +
-           std::to_string(m.tokenizer->vocab_size()) +
-           "), which presets speak; use a downloaded model folder with its own tokenizer";
-  });
+  m.tokenizer = preset_tokenizer(c.vocab_size, o);
 }
 
 bool always(ModelSourceInfo&) {

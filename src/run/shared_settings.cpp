@@ -88,7 +88,7 @@ LoraConfig default_lora() {
   LoraConfig lora;
   lora.r = 16;
   lora.alpha = 16.0f;
-  lora.targets = {"c_attn", "c_proj", "c_fc"};
+  lora.targets = {kAllLinear};  // every linear layer of the blocks, in either family
   return lora;
 }
 

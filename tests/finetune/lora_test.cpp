@@ -293,7 +293,7 @@ TEST(Lora, LlamaTargetsArePeftsModuleNames) {
             lora_parameter_count(model->config(), 0, config(2, kLlamaTargets)));
   EXPECT_NE(testing::input_error([&] { lora_targets(model->config(), 0, config(2, {"c_attn"})); })
                 .find("unknown target 'c_attn' (llama models take q_proj, k_proj, v_proj, o_proj, "
-                      "gate_proj, up_proj, down_proj, head)"),
+                      "gate_proj, up_proj, down_proj, head, or all-linear)"),
             std::string::npos);
 }
 
@@ -301,6 +301,23 @@ TEST(Lora, LlamaGradientsMatchFiniteDifferencesWithTheBaseFrozen) {
   auto model = random_llama();
   Rng rng(8);
   expect_adapter_gradients_close(*model, config(2, kLlamaTargets), rng, 8);
+}
+
+// all-linear (the run settings' default): every linear layer of the blocks, in both
+// families, and PEFT's target_modules list them.
+TEST(Lora, AllLinearIsEveryLinearLayerOfTheBlocks) {
+  const GPTConfig gpt2 = GPTConfig::preset("gpt2-124m");
+  EXPECT_EQ(lora_parameter_count(gpt2, 0, config(16, {"all-linear"})), 2359296);
+  auto llama = random_llama();
+  EXPECT_EQ(lora_targets(llama->config(), 0, config(2, {"all-linear"})).size(), 2u * 7u);
+  EXPECT_EQ(lora_parameter_count(llama->config(), 0, config(2, {"all-linear"})),
+            lora_parameter_count(llama->config(), 0, config(2, kLlamaTargets)));
+  Rng rng(5);
+  const std::string dir = ::testing::TempDir() + "/tinylm_peft_all_linear";
+  const PeftRoundTrip trip =
+      expect_peft_round_trip(*llama, config(2, {"all-linear"}, 4.0f), dir, "", rng);
+  EXPECT_EQ(trip.config["target_modules"], nlohmann::json(kLlamaTargets));
+  std::filesystem::remove_all(dir);
 }
 
 // PEFT folders of a llama base: Linear layers (fan_in_fan_out false), the modules' names.

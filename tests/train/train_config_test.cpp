@@ -32,7 +32,7 @@ TEST(TrainConfig, LoraDefaultsAndWhatSelectsIt) {
   EXPECT_EQ(plain.train.init_from, "");
   EXPECT_EQ(plain.lora.r, 16);
   EXPECT_FLOAT_EQ(plain.lora.alpha, 16.0f);
-  EXPECT_EQ(plain.lora.targets, (std::vector<std::string>{"c_attn", "c_proj", "c_fc"}));
+  EXPECT_EQ(plain.lora.targets, (std::vector<std::string>{"all-linear"}));
 
   nlohmann::json j = minimal();
   j["lora"] = {{"r", 4}, {"dropout", 0.1}};

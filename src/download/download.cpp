@@ -18,6 +18,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The config.json model_types tinylm opens (model/hf_lm.h: GPT-2, and the llama family of
+// model/hf_llama.h), checked before any weight is fetched.
+const char* const kModelTypes[] = {"gpt2", "llama", "qwen2", "qwen3"};
+
 std::string model_type_of(const std::string& config_path) {
   const nlohmann::json j = read_json_file(config_path);
   return j.is_object() && j.contains("model_type") && j["model_type"].is_string()
@@ -74,9 +78,10 @@ DownloadResult download_model(const DownloadRequest& request, const HubClient& h
     result.files.push_back(file);
     if (file == "config.json") {
       const std::string type = model_type_of(result.snapshot + "/config.json");
-      require(type == "gpt2", repo_id + " is " + (type.empty() ? "no model" : "a " + type) +
-                                  " model (config.json model_type), not GPT-2; tinylm reads "
-                                  "GPT-2 models");
+      require(
+          std::find(std::begin(kModelTypes), std::end(kModelTypes), type) != std::end(kModelTypes),
+          repo_id + " is " + (type.empty() ? "no model" : "a " + type) +
+              " model (config.json model_type); tinylm reads gpt2, llama, qwen2 and qwen3");
     }
   }
   write_ref(repo, request.revision, info.commit);

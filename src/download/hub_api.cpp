@@ -136,29 +136,44 @@ RepoInfo fetch_repo_info(const HubClient& hub, const std::string& repo_id,
   return info;
 }
 
+namespace {
+
+// transformers' shard names: model-00001-of-00002.safetensors.
+bool is_weight_shard(const std::string& name) {
+  const std::string prefix = "model-", suffix = ".safetensors";
+  return name.size() > prefix.size() + suffix.size() && name.rfind(prefix, 0) == 0 &&
+         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+         name.find("-of-") != std::string::npos && name.find('/') == std::string::npos;
+}
+
+}  // namespace
+
 std::vector<std::string> files_to_fetch(const std::string& repo_id,
                                         const std::vector<std::string>& files) {
   const bool model = has(files, "config.json"), adapter = has(files, "adapter_config.json");
   require(model || adapter, repo_id +
-                                ": no config.json or adapter_config.json: not a GPT-2 "
-                                "model or PEFT adapter repo");
-  if (model && !has(files, "model.safetensors") && !adapter) {
-    require(!has(files, "model.safetensors.index.json"),
-            repo_id +
-                ": the weights are sharded safetensors; tinylm reads one "
-                "model.safetensors (GPT-2 sizes up to gpt2-xl have one)");
+                                ": no config.json or adapter_config.json: not a model or PEFT "
+                                "adapter repo");
+  const bool sharded = has(files, "model.safetensors.index.json");
+  if (model && !has(files, "model.safetensors") && !sharded && !adapter)
     throw InputError(repo_id +
                      (has(files, "pytorch_model.bin")
                           ? ": the weights are only pytorch_model.bin (a PyTorch pickle); tinylm "
                             "reads safetensors (convert with transformers' save_pretrained)"
                           : ": no model.safetensors"));
-  }
   std::vector<std::string> out;
   for (const char* name :
        {"config.json", "adapter_config.json", "generation_config.json", "tokenizer_config.json",
-        "special_tokens_map.json", "vocab.json", "merges.txt", "tokenizer.json",
-        "model.safetensors", "adapter_model.safetensors"})
+        "special_tokens_map.json", "chat_template.jinja", "vocab.json", "merges.txt",
+        "tokenizer.json", "model.safetensors", "model.safetensors.index.json",
+        "adapter_model.safetensors"})
     if (has(files, name)) out.push_back(name);
+  std::vector<std::string> shards;
+  if (sharded && !has(files, "model.safetensors"))
+    for (const std::string& f : files)
+      if (is_weight_shard(f)) shards.push_back(f);
+  std::sort(shards.begin(), shards.end());
+  out.insert(out.end(), shards.begin(), shards.end());
   return out;
 }
 

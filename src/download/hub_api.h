@@ -38,9 +38,11 @@ RepoInfo fetch_repo_info(const HubClient& hub, const std::string& repo_id,
                          const std::string& revision);
 
 // Of a repo's files, those tinylm reads, in download order (config.json first): config,
-// generation config, tokenizer files, safetensors weights, PEFT adapter files. InputError
-// when there is nothing tinylm can load: no config.json and no adapter_config.json, or
-// weights only as pytorch_model.bin or sharded safetensors.
+// generation config, tokenizer files (tokenizer_config.json, chat_template.jinja,
+// tokenizer.json, GPT-2's vocab.json and merges.txt), safetensors weights (one file, or
+// model.safetensors.index.json and its shards model-NNNNN-of-NNNNN.safetensors), PEFT
+// adapter files. InputError when there is nothing tinylm can load: no config.json and no
+// adapter_config.json, or weights only as pytorch_model.bin.
 std::vector<std::string> files_to_fetch(const std::string& repo_id,
                                         const std::vector<std::string>& files);
 

@@ -199,15 +199,16 @@ TEST(Download, APrivateRepoNeedsTheToken) {
   EXPECT_NO_THROW(fetch_with("hf_secret"));
 }
 
-TEST(Download, ARepoThatIsNotGpt2IsRefusedBeforeItsWeights) {
+TEST(Download, ARepoOfAnotherModelTypeIsRefusedBeforeItsWeights) {
   Fixture f;
-  f.hub.add("me/llama", {kCommit,
-                         {{"config.json", {R"({"model_type": "llama"})"}},
-                          {"model.safetensors", {f.weights, true}}}});
+  f.hub.add("me/bert", {kCommit,
+                        {{"config.json", {R"({"model_type": "bert"})"}},
+                         {"model.safetensors", {f.weights, true}}}});
   const int cdn = f.hub.cdn_requests;
   const std::string e =
-      error_of<InputError>([&] { download_model(f.request("me/llama"), f.client()); });
-  EXPECT_NE(e.find("me/llama is a llama model"), std::string::npos) << e;
+      error_of<InputError>([&] { download_model(f.request("me/bert"), f.client()); });
+  EXPECT_NE(e.find("me/bert is a bert model"), std::string::npos) << e;
+  EXPECT_NE(e.find("gpt2, llama, qwen2 and qwen3"), std::string::npos) << e;
   EXPECT_EQ(f.hub.cdn_requests, cdn);
   f.hub.add("me/pickle",
             {kCommit, {{"config.json", {f.config}}, {"pytorch_model.bin", {"x", true}}}});
@@ -215,6 +216,29 @@ TEST(Download, ARepoThatIsNotGpt2IsRefusedBeforeItsWeights) {
               download_model(f.request("me/pickle"), f.client());
             }).find("only pytorch_model.bin"),
             std::string::npos);
+}
+
+// A llama-family repo as the hub holds SmolLM2's or Qwen's: tokenizer.json with its
+// tokenizer_config.json and chat_template.jinja, weights in shards with their index.
+TEST(Download, ALlamaRepoWithShardsAndItsTokenizerFiles) {
+  Fixture f;
+  const std::string index =
+      R"({"metadata": {}, "weight_map": {"a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors"}})";
+  f.hub.add("me/smol", {kCommit,
+                        {{"config.json", {R"({"model_type": "llama"})"}},
+                         {"tokenizer.json", {"{}"}},
+                         {"tokenizer_config.json", {"{}"}},
+                         {"chat_template.jinja", {"{{ messages }}"}},
+                         {"model.safetensors.index.json", {index}},
+                         {"model-00001-of-00002.safetensors", {f.weights, true}},
+                         {"model-00002-of-00002.safetensors", {f.config + " ", true}},
+                         {"onnx/model.onnx", {"x", true}}}});
+  const DownloadResult r = download_model(f.request("me/smol"), f.client());
+  EXPECT_EQ(r.files, (std::vector<std::string>{
+                         "config.json", "tokenizer_config.json", "chat_template.jinja",
+                         "tokenizer.json", "model.safetensors.index.json",
+                         "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}));
+  EXPECT_EQ(read_file(r.snapshot + "/model-00001-of-00002.safetensors"), f.weights);
 }
 
 TEST(Download, AnInterruptionKeepsThePartialFile) {
@@ -332,9 +356,14 @@ TEST(Download, WhichFilesAndHowTheyAreNamed) {
   EXPECT_EQ(files_to_fetch("r", {"adapter_model.safetensors", "adapter_config.json"}),
             (std::vector<std::string>{"adapter_config.json", "adapter_model.safetensors"}));
   EXPECT_THROW(files_to_fetch("r", {"model.safetensors"}), InputError);
-  EXPECT_THROW(files_to_fetch("r", {"config.json", "model-00001-of-00002.safetensors",
-                                    "model.safetensors.index.json"}),
-               InputError);
+  EXPECT_EQ(
+      files_to_fetch("r", {"model-00002-of-00002.safetensors", "config.json",
+                           "model-00001-of-00002.safetensors", "model.safetensors.index.json",
+                           "model-00001-of-00002.bin", "sub/model-00001-of-00002.safetensors"}),
+      (std::vector<std::string>{"config.json", "model.safetensors.index.json",
+                                "model-00001-of-00002.safetensors",
+                                "model-00002-of-00002.safetensors"}));
+  EXPECT_THROW(files_to_fetch("r", {"config.json", "pytorch_model.bin"}), InputError);
   EXPECT_EQ(url_escape("refs/pr/1", false), "refs%2Fpr%2F1");
   EXPECT_EQ(url_escape("sub dir/a+b.json", true), "sub%20dir/a%2Bb.json");
   EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");

@@ -1,8 +1,8 @@
 // tinylm download NAME_OR_REPO [--revision R] [--out DIR] [--source hf|openai]: a GPT-2
-// model from the Hugging Face hub into the Hugging Face cache (download/download.h says
-// what is fetched and how), or OpenAI's original files into a folder
+// or llama-family (Llama, Qwen2, Qwen3) model from the Hugging Face hub into the Hugging Face cache
+// (download/download.h says what is fetched and how), or OpenAI's original files into a folder
 // (download/openai_release.h).
-// Exit 0 done, 1 a network or hub failure, 2 a bad name or a repo that is not GPT-2,
+// Exit 0 done, 1 a network or hub failure, 2 a bad name or a repo of another model type,
 // 130 Ctrl-C (the partial file stays; the same command resumes it).
 #include <cstdio>
 
@@ -17,7 +17,8 @@ namespace tinylm::cli {
 
 int run_download(int argc, char** argv) {
   CLI::App app{
-      "Fetch a GPT-2 model, classifier or PEFT adapter from the Hugging Face hub into the "
+      "Fetch a GPT-2 or llama-family (Llama, Qwen2, Qwen3) model, a classifier or PEFT adapter "
+      "from the Hugging Face hub into the "
       "Hugging Face cache (where Python's huggingface_hub keeps it); every verb then takes "
       "its name. Only the files tinylm reads. Resumes after an interruption; checks each "
       "file's sha256 or size. HF_ENDPOINT, HF_TOKEN, HF_HUB_CACHE / HF_HOME, "

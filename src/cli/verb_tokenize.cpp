@@ -170,6 +170,9 @@ int run_hf_tokenizer(const TokenizeArgs& a) {
   require(!a.ordinary,
           "--ordinary is for GPT-2 BPE: a tokenizer.json parses its added tokens "
           "in the text");
+  require(file_exists(a.kind), "--tokenizer " + a.kind +
+                                   ": not gpt2, bpe, word or char, and no such file or folder "
+                                   "(expected a tokenizer.json or a folder holding one)");
   const auto tok = open_hf_json_tokenizer(a.kind);
   if (!a.check_path.empty()) return run_hf_check(*tok, a.check_path);
   const std::string in = read_input(a.input);

@@ -64,6 +64,7 @@ HfAddedTokens::HfAddedTokens(const nlohmann::json& j, const std::string& where) 
     t.rstrip = hf_json::bool_field(item, "rstrip", false, where);
     t.single_word = hf_json::bool_field(item, "single_word", false, where);
     t.normalized = hf_json::bool_field(item, "normalized", false, where);
+    starts_[static_cast<unsigned char>(t.content[0])] = true;
     uint32_t node = 0;
     for (const char c : t.content) {
       uint32_t child = children_.find(node, static_cast<unsigned char>(c));
@@ -101,7 +102,8 @@ std::vector<HfSection> HfAddedTokens::split(std::string_view text) const {
   size_t start = 0;
   for (size_t i = 0; i < text.size();) {
     size_t length = 0;
-    const int32_t token = tokens_.empty() ? -1 : match_at(text, i, &length);
+    const int32_t token =
+        starts_[static_cast<unsigned char>(text[i])] ? match_at(text, i, &length) : -1;
     if (token < 0) {
       ++i;
       continue;

@@ -6,6 +6,7 @@
 //   single_word       the token counts only where no letter, digit or _ touches it
 //   normalized        read, but matched in the raw text as transformers.js does
 #pragma once
+#include <array>
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -45,7 +46,8 @@ class HfAddedTokens {
   std::vector<HfAddedToken> tokens_;
   // A trie over the tokens' bytes: (node, byte) -> child; node 0 is the root.
   PairMap children_;
-  std::vector<int32_t> ends_;  // node -> index of the token ending there, or -1
+  std::vector<int32_t> ends_;       // node -> index of the token ending there, or -1
+  std::array<bool, 256> starts_{};  // bytes that start a token: elsewhere no lookup
 };
 
 // JavaScript's whitespace (String.prototype.trim): at text[pos], its length or 0.

@@ -179,16 +179,19 @@ void HfBpeModel::add_unknown(std::string_view symbol, std::vector<int32_t>& out)
   out.push_back(unk_id_);
 }
 
+// The word cache first (the hot, small table), then the whole word as a token
+// (ignore_merges), then merging.
 void HfBpeModel::encode_word(std::string_view word, std::vector<int32_t>& out) const {
   if (word.empty()) return;
-  if (ignore_merges_) {
-    const uint32_t whole = by_symbols_.find(word);
+  const auto whole_or_merged = [&] {
+    const uint32_t whole = ignore_merges_ ? by_symbols_.find(word) : kAbsent;
     if (whole != kAbsent) {
       out.push_back(static_cast<int32_t>(whole));
-      return;
+    } else {
+      merge_symbols(word, out);
     }
-  }
-  if (word.size() > kMaxCachedWord) return merge_symbols(word, out);
+  };
+  if (word.size() > kMaxCachedWord) return whole_or_merged();
   HfWordCache& cache = hf_word_cache(cache_owner_);
   const uint32_t at = cache.index.find(word);
   if (at != kAbsent) {
@@ -197,7 +200,7 @@ void HfBpeModel::encode_word(std::string_view word, std::vector<int32_t>& out) c
     return;
   }
   const size_t before = out.size();
-  merge_symbols(word, out);
+  whole_or_merged();
   cache.store(word, out.data() + before, out.size() - before);
 }
 

@@ -121,11 +121,14 @@ void HfPreTokenizer::apply_split(const Step& s, HfWords& words) const {
     Marked marked = mark_matches(*s.regex, words.text, begin, end, scratch);
     if (s.invert)
       for (auto& m : marked) m.second = !m.second;
+    if (s.behavior == Behavior::kIsolated) {  // every piece a word (most files)
+      for (const auto& m : marked) out.push_back(m.first);
+      continue;
+    }
     Marked cut;
     bool previous_match = false;
     switch (s.behavior) {
       case Behavior::kIsolated:
-        cut = marked;
         break;
       case Behavior::kRemoved:
         for (const auto& m : marked)

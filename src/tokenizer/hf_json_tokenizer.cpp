@@ -59,6 +59,15 @@ HfJsonTokenizer::HfJsonTokenizer(std::string json_text, nlohmann::json config,
                                         pre_tokenizer_.byte_level(), name + ": model");
   decoder_ = HfDecoder(part("decoder"), name + ": decoder");
 
+  index_tokens();
+  read_post_processor(part("post_processor"), name + ": post_processor");
+  config_ = std::move(config);
+  read_config(name);
+}
+
+// By id: the text (an added token's content, else the vocabulary's), whether it is an
+// added token (the ByteLevel decoder leaves those as they are) and whether it is special.
+void HfJsonTokenizer::index_tokens() {
   vocab_size_ = model_->size();
   for (const HfAddedToken& t : added_.tokens())
     vocab_size_ = std::max<int64_t>(vocab_size_, t.id + 1);
@@ -76,16 +85,13 @@ HfJsonTokenizer::HfJsonTokenizer(std::string json_text, nlohmann::json config,
   // A vocabulary token spelled as an added token decodes as one (transformers.js).
   for (int32_t id = 0; id < model_->size(); ++id)
     if (added_text.find(text_[id]) != kAbsent) is_added_[id] = true;
-  read_post_processor(part("post_processor"), name + ": post_processor");
-  config_ = std::move(config);
-  read_config(name);
 }
 
 int32_t HfJsonTokenizer::config_token_id(const char* key, const std::string& name) const {
   const std::string text = config_token(config_, key, name);
   if (text.empty()) return -1;
-  for (const HfAddedToken& t : added_.tokens())
-    if (t.content == text) return t.id;
+  const int32_t added = added_id(text);
+  if (added >= 0) return added;
   const int32_t id = model_->id_of(text);
   require(id >= 0, name + ": " + std::string(key) + " \"" + text + "\" is not a token");
   return id;
@@ -94,47 +100,52 @@ int32_t HfJsonTokenizer::config_token_id(const char* key, const std::string& nam
 // The settings of tokenizer_config.json; only kConfigKeys are kept.
 void HfJsonTokenizer::read_config(const std::string& name) {
   const std::string where = name + " (tokenizer_config.json)";
-  if (!config_.is_null()) {
-    require(config_.is_object(), where + ": expected a JSON object");
-    nlohmann::json kept = nlohmann::json::object();
-    for (const char* key : kConfigKeys)
-      if (config_.contains(key)) kept[key] = config_[key];
-    config_ = std::move(kept);
+  if (config_.is_null()) {  // none: the tokenizers library's behaviour
+    eot_id_ = added_id("<|endoftext|>");
+    return;
   }
-  const bool has_config = config_.is_object();
-  clean_up_ =
-      has_config && hf_json::bool_field(config_, "clean_up_tokenization_spaces", true, where);
-  if (has_config && config_.contains("additional_special_tokens")) {
+  require(config_.is_object(), where + ": expected a JSON object");
+  nlohmann::json kept = nlohmann::json::object();
+  for (const char* key : kConfigKeys)
+    if (config_.contains(key)) kept[key] = config_[key];
+  config_ = std::move(kept);
+  clean_up_ = hf_json::bool_field(config_, "clean_up_tokenization_spaces", true, where);
+  if (config_.contains("additional_special_tokens")) {
     const nlohmann::json& extra = config_["additional_special_tokens"];
     require(extra.is_array(), where + ": \"additional_special_tokens\" must be a list");
     for (const auto& t : extra) {
-      const std::string text = t.is_object() && t.contains("content")
-                                   ? t["content"].get<std::string>()
-                                   : t.get<std::string>();
-      for (const HfAddedToken& a : added_.tokens())
-        if (a.content == text) special_[a.id] = true;
+      const nlohmann::json& text = t.is_object() && t.contains("content") ? t["content"] : t;
+      require(text.is_string(), where + ": \"additional_special_tokens\" must list tokens");
+      const int32_t id = added_id(text.get<std::string>());
+      if (id >= 0) special_[id] = true;
     }
   }
-  const bool add_bos = hf_json::bool_field(config_, "add_bos_token", false, where);
-  const bool add_eos = hf_json::bool_field(config_, "add_eos_token", false, where);
-  if (has_config && (config_.contains("add_bos_token") || config_.contains("add_eos_token"))) {
-    prefix_.clear(), suffix_.clear();
-    if (add_bos) {
-      const int32_t bos = config_token_id("bos_token", where);
-      require(bos >= 0, where + ": add_bos_token is true but there is no bos_token");
-      prefix_.push_back(bos);
-    }
-    if (add_eos) {
-      const int32_t eos = config_token_id("eos_token", where);
-      require(eos >= 0, where + ": add_eos_token is true but there is no eos_token");
-      suffix_.push_back(eos);
-    }
-  }
+  if (config_.contains("add_bos_token") || config_.contains("add_eos_token"))
+    read_config_template(where);
   eot_id_ = config_token_id("eos_token", where);
-  if (eot_id_ < 0) {
-    for (const HfAddedToken& t : added_.tokens())
-      if (t.content == "<|endoftext|>") eot_id_ = t.id;
+  if (eot_id_ < 0) eot_id_ = added_id("<|endoftext|>");
+}
+
+// add_bos_token / add_eos_token: [bos] $A [eos] in place of the post-processor's template.
+void HfJsonTokenizer::read_config_template(const std::string& where) {
+  prefix_.clear(), suffix_.clear();
+  if (hf_json::bool_field(config_, "add_bos_token", false, where)) {
+    const int32_t bos = config_token_id("bos_token", where);
+    require(bos >= 0, where + ": add_bos_token is true but there is no bos_token");
+    prefix_.push_back(bos);
   }
+  if (hf_json::bool_field(config_, "add_eos_token", false, where)) {
+    const int32_t eos = config_token_id("eos_token", where);
+    require(eos >= 0, where + ": add_eos_token is true but there is no eos_token");
+    suffix_.push_back(eos);
+  }
+}
+
+int32_t HfJsonTokenizer::added_id(const std::string& content) const {
+  int32_t id = -1;
+  for (const HfAddedToken& t : added_.tokens())
+    if (t.content == content) id = t.id;
+  return id;
 }
 
 // TemplateProcessing's "single" template (special tokens around $A), ByteLevel (nothing

@@ -65,7 +65,11 @@ class HfJsonTokenizer : public Tokenizer {
   const std::string& token_text(int32_t id) const { return text_[id]; }
 
  private:
+  void index_tokens();
   void read_config(const std::string& name);
+  void read_config_template(const std::string& where);
+  // The id of the added token with this content (the last one listed), or -1.
+  int32_t added_id(const std::string& content) const;
   void read_post_processor(const nlohmann::json& j, const std::string& where);
   int32_t config_token_id(const char* key, const std::string& name) const;
   void check_id(int32_t id) const;

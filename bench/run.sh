@@ -9,7 +9,8 @@
 #   3. GPT-2 124M generation (batch 1, greedy, KV cache), tinylm (decode weights f32, f16,
 #      bf16, q8_0) and PyTorch (1 and 2 threads), with the memory-bandwidth bound; then
 #      what each kind of decode weights costs on a small trained model (bench/decode_quality);
-#   4. GPT-2 BPE encoding speed, tinylm and npm tiktoken (bench/bpe.sh);
+#   4. GPT-2 BPE encoding speed, tinylm and npm tiktoken (bench/bpe.sh); then Llama 3's
+#      and Qwen3's tokenizer.json, tinylm and transformers.js (bench/hf_json.sh);
 #   5. `tinylm serve` with 1, 2, 4 and 8 concurrent streaming clients (GPT-2 124M shape,
 #      64-token prompts, 64 new tokens, 2 threads) beside tinylm's own generate;
 #   6. a prompt's products over GPT-2 124M's block matrices (64 rows): oneDNN's sgemm
@@ -65,6 +66,8 @@ quality_run=$(mktemp -d "${TMPDIR:-/tmp}/tinylm-decode-quality.XXXXXX")
 rm -rf "$quality_run"
 echo "== GPT-2 BPE encoding"
 bash bench/bpe.sh "$BUILD"
+echo "== tokenizer.json encoding (Llama 3, Qwen3), one thread"
+bash bench/hf_json.sh "$BUILD"
 echo "== serving, GPT-2 124M shape, 64-token prompts, 64 new tokens, 2 threads, 8 slots"
 "$BUILD/serve_speed" --tinylm "$BUILD/tinylm" --preset gpt2-124m --prompt 64 --new 64 --threads 2 --rounds 2
 echo "== a prompt's products, GPT-2 124M's block matrices, 64 rows, 2 threads: sgemm vs packed weights"

@@ -3,6 +3,9 @@
 //   tinylm tokenize --input FILE [--ids | --count] [--threads N]   encode (stdin if no --input)
 //   tinylm tokenize --decode [--input FILE]                        ids -> text
 //   tinylm tokenize --check CASES.jsonl                            compare with tiktoken
+//   tinylm tokenize --tokenizer PATH [--add-special-tokens]        a Hugging Face tokenizer.json
+//                   [--decode [--skip-special-tokens]] [--check CASES.jsonl]
+//                                                     (PATH: the file, or a folder holding it)
 #include <cstdio>
 #include <iostream>
 #include <iterator>
@@ -15,6 +18,8 @@
 #include "cli/cli_util.h"
 #include "tokenizer/bpe_check.h"
 #include "tokenizer/bpe_tokenizer.h"
+#include "tokenizer/hf_json_check.h"
+#include "tokenizer/hf_json_tokenizer.h"
 #include "tokenizer/load.h"
 #include "tokenizer/token_id_list.h"
 #include "util/error.h"
@@ -27,6 +32,20 @@ namespace {
 std::string read_input(const std::string& path) {
   if (!path.empty() && path != "-") return read_file(path);
   return std::string(std::istreambuf_iterator<char>(std::cin), {});
+}
+
+int run_hf_check(const HfJsonTokenizer& tok, const std::string& path) {
+  const HfCheckResult r = check_hf_jsonl(tok, read_file(path), path);
+  for (const auto& m : r.mismatches) {
+    std::printf("mismatch at %s:%zu (%s): text %s\n", path.c_str(), m.line, m.what.c_str(),
+                nlohmann::json(m.text)
+                    .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                    .c_str());
+    if (!m.expected.empty()) std::printf("  expected %s\n", m.expected.c_str());
+    std::printf("  got      %s\n", m.got.c_str());
+  }
+  std::printf("%zu passed, %zu failed\n", r.passed, r.failed);
+  return r.failed == 0 ? 0 : 1;
 }
 
 int run_check(const BpeTokenizer& tok, const std::string& path) {
@@ -51,6 +70,7 @@ int run_check(const BpeTokenizer& tok, const std::string& path) {
 struct TokenizeArgs {
   std::string kind = "gpt2", vocab_dir, check_path, input, vocab_from;
   bool print_ids = false, count = false, decode = false, ordinary = false;
+  bool add_special_tokens = false, skip_special_tokens = false;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 };
 
@@ -58,8 +78,8 @@ void add_tokenize_flags(CLI::App& app, TokenizeArgs& a) {
   app.add_option("--tokenizer", a.kind,
                  "gpt2 (OpenAI's files), bpe (any vocabulary in GPT-2's format, with "
                  "--vocab-dir), or word / char (Raschka's SimpleTokenizerV2 and characters: "
-                 "the vocabulary is built from --vocab-from)")
-      ->check(CLI::IsMember({"gpt2", "bpe", "word", "char"}));
+                 "the vocabulary is built from --vocab-from), or the path of a Hugging Face "
+                 "tokenizer.json (or of a folder holding one, with its tokenizer_config.json)");
   app.add_option("--vocab-from", a.vocab_from,
                  "word / char: the corpus whose vocabulary is used (default: the input itself)");
   app.add_option("--vocab-dir", a.vocab_dir,
@@ -74,6 +94,11 @@ void add_tokenize_flags(CLI::App& app, TokenizeArgs& a) {
   app.add_flag("--decode", a.decode, "read comma/space separated ids, print the text");
   app.add_flag("--ordinary", a.ordinary,
                "treat <|endoftext|> as plain text (default: it becomes id 50256)");
+  app.add_flag("--add-special-tokens", a.add_special_tokens,
+               "tokenizer.json: add what the model adds around a text (BOS ...), as "
+               "transformers' add_special_tokens=True");
+  app.add_flag("--skip-special-tokens", a.skip_special_tokens,
+               "tokenizer.json with --decode: leave special tokens out of the text");
   app.add_option("--threads", a.threads, "threads for large inputs")->check(CLI::Range(1, 1024));
 }
 
@@ -138,6 +163,31 @@ int run_bpe_tokenizer(const TokenizeArgs& a) {
   return 0;
 }
 
+// --tokenizer PATH: a Hugging Face tokenizer.json (hf_json_tokenizer.h).
+int run_hf_tokenizer(const TokenizeArgs& a) {
+  require(a.vocab_from.empty() && a.vocab_dir.empty(),
+          "--vocab-from and --vocab-dir are not for a tokenizer.json");
+  require(!a.ordinary,
+          "--ordinary is for GPT-2 BPE: a tokenizer.json parses its added tokens "
+          "in the text");
+  require(file_exists(a.kind), "--tokenizer " + a.kind +
+                                   ": not gpt2, bpe, word or char, and no such file or folder "
+                                   "(expected a tokenizer.json or a folder holding one)");
+  const auto tok = open_hf_json_tokenizer(a.kind);
+  if (!a.check_path.empty()) return run_hf_check(*tok, a.check_path);
+  const std::string in = read_input(a.input);
+  if (a.decode) {
+    print_text(tok->decode(parse_token_ids(in, "--decode"), a.skip_special_tokens));
+    return 0;
+  }
+  print_ids(tok->encode(in, a.add_special_tokens), a.count);
+  return 0;
+}
+
+bool is_named_tokenizer(const std::string& kind) {
+  return kind == "gpt2" || kind == "bpe" || kind == "word" || kind == "char";
+}
+
 }  // namespace
 
 int run_tokenize(int argc, char** argv) {
@@ -151,6 +201,10 @@ int run_tokenize(int argc, char** argv) {
   require(!(a.count && a.print_ids), "--count and --ids exclude each other");
   require(!(a.decode && (a.count || a.print_ids)), "--decode prints text: no --count or --ids");
   require(a.kind != "bpe" || !a.vocab_dir.empty(), "--tokenizer bpe needs --vocab-dir");
+  require(!a.kind.empty(), "--tokenizer: an empty name or path");
+  if (!is_named_tokenizer(a.kind)) return run_hf_tokenizer(a);
+  require(!a.add_special_tokens && !a.skip_special_tokens,
+          "--add-special-tokens and --skip-special-tokens are for a tokenizer.json");
   return a.kind == "word" || a.kind == "char" ? run_corpus_tokenizer(a) : run_bpe_tokenizer(a);
 }
 

@@ -5,6 +5,7 @@
 #include "tokenizer/addition_tokenizer.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/char_tokenizer.h"
+#include "tokenizer/hf_json_tokenizer.h"
 #include "tokenizer/word_tokenizer.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -51,8 +52,18 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j) {
     require(kind == "gpt2", "tokenizer JSON: a \"bpe\" tokenizer needs its \"dir\"");
     return std::make_unique<BpeTokenizer>();
   }
+  if (kind == "hf") {  // a tokenizer.json, embedded whole
+    require(j.contains("tokenizer.json") && j["tokenizer.json"].is_string(),
+            "tokenizer JSON: an \"hf\" tokenizer needs its \"tokenizer.json\" text");
+    const std::string source =
+        j.contains("source") && j["source"].is_string() ? j["source"].get<std::string>() : "";
+    return std::make_unique<HfJsonTokenizer>(
+        j["tokenizer.json"].get<std::string>(),
+        j.contains("tokenizer_config") ? j["tokenizer_config"] : nlohmann::json(),
+        source.empty() ? "tokenizer.json" : source);
+  }
   throw InputError("tokenizer JSON: unknown kind \"" + kind +
-                   "\" (expected char, word, addition, gpt2 or bpe)");
+                   "\" (expected char, word, addition, gpt2, bpe or hf)");
 }
 
 std::unique_ptr<Tokenizer> stored_folder_tokenizer(const std::string& dir) {

@@ -5,6 +5,8 @@
 //   tokenizer_from_json({"kind": "addition"})   -> AdditionTokenizer  (addition_tokenizer.h)
 //   tokenizer_from_json({"kind": "gpt2"})       -> BpeTokenizer (the shipped GPT-2 files)
 //   tokenizer_from_json({"kind": "bpe", "dir": D}) -> BpeTokenizer (D/encoder.json, vocab.bpe)
+//   tokenizer_from_json({"kind": "hf", "tokenizer.json": T, ...}) -> HfJsonTokenizer
+//                                                      (hf_json_tokenizer.h)
 // Every tokenizer's to_json() is accepted by tokenizer_from_json. An unknown or missing
 // "kind" is an InputError naming it.
 #pragma once

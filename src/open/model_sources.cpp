@@ -21,6 +21,7 @@
 #include "run/run_folder.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/gpt2_cut.h"
+#include "tokenizer/hf_json_tokenizer.h"
 #include "tokenizer/load.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -63,16 +64,18 @@ std::unique_ptr<Tokenizer> hf_folder_tokenizer(const std::string& dir, const Ope
   return stored ? std::move(stored) : gpt2_tokenizer(o);
 }
 
-// A llama-family folder's tokenizer: tinylm's own, or GPT-2's byte-level BPE where
-// tokenizer_config.json names GPT2Tokenizer (vocab.json and merges.txt as GPT-2's).
-// tokenizer.json tokenizers (SmolLM2's, Qwen's, Llama 3's) are not read yet: refused.
+// A llama-family folder's tokenizer: tinylm's own, else its tokenizer.json (SmolLM2's,
+// Qwen's, Llama 3's: tokenizer/hf_json_tokenizer.h, with tokenizer_config.json), else
+// GPT-2's byte-level BPE where tokenizer_config.json names GPT2Tokenizer and the folder
+// has no tokenizer.json (vocab.json and merges.txt as GPT-2's).
 std::unique_ptr<Tokenizer> llama_folder_tokenizer(const std::string& dir, const OpenOptions& o) {
   if (std::unique_ptr<Tokenizer> stored = stored_folder_tokenizer(dir)) return stored;
+  if (file_exists(dir + "/tokenizer.json")) return open_hf_json_tokenizer(dir);
   const std::string config = dir + "/tokenizer_config.json";
   const nlohmann::json t = file_exists(config) ? read_json_file(config) : nlohmann::json();
   require(t.is_object() && t.value("tokenizer_class", "") == "GPT2Tokenizer",
           dir +
-              ": its tokenizer is not one tinylm reads yet (GPT2Tokenizer in "
+              ": no tokenizer tinylm reads (tokenizer.json, GPT2Tokenizer in "
               "tokenizer_config.json, or a tokenizer tinylm saved)");
   return gpt2_tokenizer(o);
 }

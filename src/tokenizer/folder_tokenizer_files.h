@@ -4,6 +4,8 @@
 // wrong text.
 //   a BPE vocabulary     Hugging Face's files (hf_tokenizer_files.h; a pre-tokeniser
 //                        other than GPT-2's is refused, naming it)
+//   a tokenizer.json     the file as read, and tokenizer_config.json with the settings
+//                        tinylm kept of it (tokens, BOS/EOS rules, chat template)
 //   any vocabulary but   its to_json() as kTinylmTokenizerFile (load.h), which tinylm
 //   GPT-2's own          reads back before anything else (char and word vocabularies
 //                        have no Hugging Face files at all)

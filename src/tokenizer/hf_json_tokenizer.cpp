@@ -19,7 +19,9 @@ constexpr const char* kConfigKeys[] = {"add_bos_token",
                                        "eos_token",
                                        "clean_up_tokenization_spaces",
                                        "additional_special_tokens",
-                                       "tokenizer_class"};
+                                       "tokenizer_class",
+                                       "chat_template",
+                                       "model_max_length"};
 
 // A config token: "text" or {"content": "text", ...} (an AddedToken); "" when absent.
 std::string config_token(const nlohmann::json& config, const char* key, const std::string& name) {
@@ -259,6 +261,12 @@ std::unique_ptr<HfJsonTokenizer> open_hf_json_tokenizer(const std::string& path)
   const std::string config_path = folder + "/tokenizer_config.json";
   nlohmann::json config;  // null: none
   if (file_exists(config_path)) config = read_json_file(config_path);
+  // Newer transformers write the chat template to a file of its own, which wins.
+  const std::string template_path = folder + "/chat_template.jinja";
+  if (file_exists(template_path)) {
+    if (!config.is_object()) config = nlohmann::json::object();
+    config["chat_template"] = read_file(template_path);
+  }
   return std::make_unique<HfJsonTokenizer>(read_file(file), std::move(config), file);
 }
 

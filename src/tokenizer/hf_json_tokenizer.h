@@ -60,6 +60,11 @@ class HfJsonTokenizer : public Tokenizer {
   nlohmann::json to_json() const override;
   int32_t eot_id() const override { return eot_id_; }
 
+  // tokenizer.json's text, and the settings of tokenizer_config.json kept (null when
+  // there was none): the ones above, its chat_template (chat_template.jinja's text when
+  // that file is beside it) and model_max_length.
+  const std::string& json_text() const { return json_text_; }
+  const nlohmann::json& config() const { return config_; }
   bool is_special(int32_t id) const { return id >= 0 && id < vocab_size_ && special_[id]; }
   // The token's text as the vocabulary (or the added tokens) spell it.
   const std::string& token_text(int32_t id) const { return text_[id]; }
@@ -91,8 +96,8 @@ class HfJsonTokenizer : public Tokenizer {
 };
 
 // Reads path: a tokenizer.json file, or a folder holding tokenizer.json (and, if there,
-// tokenizer_config.json; beside a file, a tokenizer_config.json in the same folder is
-// read too). InputError naming the path when neither is found.
+// tokenizer_config.json and chat_template.jinja; beside a file, those in the same folder
+// are read too). InputError naming the path when neither is found.
 std::unique_ptr<HfJsonTokenizer> open_hf_json_tokenizer(const std::string& path);
 
 // transformers' clean_up_tokenization: " ." -> ".", " ?" -> "?", " !" -> "!", " ," -> ",",

@@ -1,0 +1,45 @@
+// A Jinja template as Hugging Face chat templates use it, rendered exactly as
+// @huggingface/jinja (the Jinja of transformers.js and the Hub) renders it.
+//
+//   jinja::Template t(text);                 // parses: TemplateError for what is not
+//                                            //   supported, naming construct and line
+//   std::string s = t.render(variables);     // a JSON object of names -> values
+//
+// docs/chat-templates.md lists the supported subset.
+#pragma once
+#include <ctime>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace tinylm::jinja {
+
+struct Node;
+
+struct RenderOptions {
+  // What strftime_now() reads; unset: the local time now.
+  std::function<std::tm()> clock;
+};
+
+class Template {
+ public:
+  // TemplateError "<name>: line N: ..." when the text does not parse or uses a construct
+  // outside the subset (an unknown tag, filter or test, argument unpacking). name says
+  // where the template came from in every message ("tokenizer_config.json: chat_template").
+  explicit Template(std::string_view source, std::string name = "template");
+
+  // Renders with `variables` (a JSON object; its values become template values as
+  // JavaScript's JSON.parse would make them: whole numbers are integers, keys keep their
+  // order). TemplateError when rendering fails, RaisedException when the template calls
+  // raise_exception(message).
+  std::string render(const nlohmann::ordered_json& variables,
+                     const RenderOptions& options = {}) const;
+
+ private:
+  std::string name_;
+  std::shared_ptr<const std::vector<std::unique_ptr<Node>>> program_;
+};
+
+}  // namespace tinylm::jinja

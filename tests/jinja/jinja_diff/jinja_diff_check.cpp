@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const auto report = tinylm::jinja::testing::check_chat_cases(argv[1], argc > 2 ? argv[2] : ".");
+    const auto report = tinylm::testing::check_chat_cases(argv[1], argc > 2 ? argv[2] : ".");
     for (const auto& f : report.failures) std::printf("MISMATCH %s\n", f.c_str());
     for (const auto& [name, n] : report.passed_per_template)
       std::printf("  %-20s %d cases exact\n", name.c_str(), n);

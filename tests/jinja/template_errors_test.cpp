@@ -1,0 +1,86 @@
+// Templates tinylm refuses: when they are loaded, with the construct and its line named
+// (never a prompt rendered some other way), and errors while rendering with their line.
+#include <gtest/gtest.h>
+
+#include "common/input_error.h"
+#include "jinja/error.h"
+#include "jinja/template.h"
+
+namespace tinylm::jinja {
+namespace {
+
+std::string load_error(const std::string& source) {
+  return testing::input_error([&] { Template(source, "tokenizer_config.json: chat_template"); });
+}
+
+void expect_mentions(const std::string& message, std::initializer_list<const char*> parts) {
+  EXPECT_FALSE(message.empty()) << "no error";
+  for (const char* part : parts)
+    EXPECT_NE(message.find(part), std::string::npos) << message << "\n  lacks: " << part;
+}
+
+TEST(JinjaTemplateErrors, UnclosedBlocksNameTheirTagAndLine) {
+  expect_mentions(load_error("a\n{% if x %}unclosed"),
+                  {"tokenizer_config.json: chat_template", "line 2", "{% if %}", "never closed"});
+  expect_mentions(load_error("{% for m in messages %}\n{{ m }}"),
+                  {"line 1", "{% for %}", "never closed"});
+  expect_mentions(load_error("{% macro f() %}x"), {"{% macro %}", "never closed"});
+  expect_mentions(load_error("{% set x %}x"), {"{% set %}", "never closed"});
+  expect_mentions(load_error("{{ x "), {"line 1"});
+  expect_mentions(load_error("{# unclosed comment"), {"comment", "never closed"});
+  expect_mentions(load_error("x\n\n{{ 'unterminated }}"), {"line 3"});
+}
+
+TEST(JinjaTemplateErrors, UnsupportedTagsAreRefusedAtLoad) {
+  for (const char* tag : {"include", "extends", "block", "raw", "with", "do", "import", "from"}) {
+    const std::string source = std::string("line one\nline two\n{% ") + tag + " 'x' %}";
+    expect_mentions(load_error(source),
+                    {"line 3", "unsupported tag", (std::string("{% ") + tag + " %}").c_str()});
+  }
+  expect_mentions(load_error("{% endif %}"), {"{% endif %}", "without an open block"});
+  expect_mentions(load_error("{% if x %}{% endfor %}"), {"{% endfor %}"});
+}
+
+TEST(JinjaTemplateErrors, UnknownFiltersAndTestsAreRefusedAtLoad) {
+  expect_mentions(load_error("ok\n{{ x | nosuchfilter }}"),
+                  {"line 2", "unknown filter 'nosuchfilter'"});
+  expect_mentions(load_error("{% if x is nosuchtest %}{% endif %}"),
+                  {"line 1", "unknown test 'nosuchtest'"});
+  // A filter tinylm lacks is refused even on a branch a conversation might never reach.
+  expect_mentions(load_error("{% if false %}{{ x | wordcount }}{% endif %}"),
+                  {"unknown filter 'wordcount'"});
+}
+
+TEST(JinjaTemplateErrors, OtherSyntaxErrors) {
+  expect_mentions(load_error("{{ f(*args) }}"), {"argument unpacking"});
+  expect_mentions(load_error("{{ f(**kw) }}"), {"argument unpacking"});
+  expect_mentions(load_error("{% for 1 in x %}{% endfor %}"), {"{% for %}"});
+  expect_mentions(load_error("{% set 'a' = 1 %}"), {"{% set %}"});
+  expect_mentions(load_error("{{ x[] }}"), {"empty []"});
+  expect_mentions(load_error("{{ 'a' ! 'b' }}"), {"unexpected character '!'"});
+  expect_mentions(load_error("{{ '\\q' }}"), {"unknown escape"});
+  expect_mentions(load_error(std::string("{{ '\xff' }}")), {"not valid UTF-8"});
+  expect_mentions(load_error("{% macro f(a, a) %}{% endmacro %}"), {"named twice"});
+  expect_mentions(load_error("{{ f(a=1, 2) }}"), {"positional argument follows a keyword"});
+}
+
+TEST(JinjaTemplateErrors, RenderErrorsNameTheLine) {
+  const Template t("first line\n{% for m in messages %}\n{{ m.content | trim }}\n{% endfor %}",
+                   "chat_template");
+  const std::string message = testing::input_error([&] {
+    t.render({{"messages", {{{"content", {1, 2}}}}}});
+  });
+  expect_mentions(message, {"chat_template", "line 3", "trim", "list"});
+  // raise_exception is not an error of the template: its message is the template's own.
+  const Template raising("{{ raise_exception('no system messages') }}");
+  try {
+    raising.render(nlohmann::ordered_json::object());
+    FAIL();
+  } catch (const RaisedException& e) {
+    EXPECT_EQ(e.message(), "no system messages");
+    EXPECT_NE(std::string(e.what()).find("no system messages"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace tinylm::jinja

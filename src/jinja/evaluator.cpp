@@ -96,7 +96,25 @@ std::string Evaluator::block(const Body& body, const EnvPtr& env) {
   return out;
 }
 
+// The deepest evaluation (nested expressions, blocks, macro calls) a template may reach;
+// far above what chat templates need, far below what the stack holds.
+constexpr int kMaxEvalDepth = 400;
+
 Value Evaluator::eval(const Node& node, const EnvPtr& env) {
+  struct Depth {
+    int& d;
+    explicit Depth(int& depth) : d(depth) {
+      if (++d > kMaxEvalDepth) {
+        --d;
+        fail("the template nests too deeply (a macro that calls itself without end?)");
+      }
+    }
+    ~Depth() { --d; }
+  } depth(depth_);
+  return eval_node(node, env);
+}
+
+Value Evaluator::eval_node(const Node& node, const EnvPtr& env) {
   switch (node.kind) {
     case NodeKind::If:
       return eval_if(as<IfNode>(node), env);

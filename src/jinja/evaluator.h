@@ -43,6 +43,7 @@ class Evaluator {
   CallArgs eval_args(const Body& args, const EnvPtr& env);
 
  private:
+  Value eval_node(const Node& node, const EnvPtr& env);
   Value eval_if(const IfNode& node, const EnvPtr& env);
   Value eval_for(const ForNode& node, const EnvPtr& env);
   Value eval_set(const SetNode& node, const EnvPtr& env);
@@ -54,6 +55,8 @@ class Evaluator {
   Value eval_binary(const BinaryNode& node, const EnvPtr& env);
   Value eval_literal_list(const ListNode& node, const EnvPtr& env);
   Value eval_dict(const DictNode& node, const EnvPtr& env);
+  // How deep eval() is: a macro that calls itself forever is an error, not a crash.
+  int depth_ = 0;
   void bind_arguments(const std::string& what, const std::vector<Parameter>& params,
                       bool uses_varargs, bool uses_kwargs, const CallArgs& args,
                       const EnvPtr& scope);

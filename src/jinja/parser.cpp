@@ -39,6 +39,16 @@ class Parser {
  private:
   const std::vector<Token>& t_;
   size_t cur_ = 0;
+  // How deeply expressions and blocks nest here: bounded, so that a crafted template
+  // cannot overflow the stack.
+  int depth_ = 0;
+  struct Nesting {
+    Parser& p;
+    explicit Nesting(Parser& parser) : p(parser) {
+      if (++p.depth_ > 200) p.fail(p.line(), "the template nests deeper than 200 levels");
+    }
+    ~Nesting() { --p.depth_; }
+  };
   // The macros and call blocks being parsed: whether their bodies name varargs / kwargs.
   std::vector<std::pair<bool, bool>*> special_args_;
 
@@ -113,6 +123,7 @@ class Parser {
   }
 
   NodePtr statement() {
+    Nesting nesting(*this);
     const int at = t_[cur_].line;
     ++cur_;  // {%
     if (!is(TokenType::Identifier)) fail(at, "expected a tag name after {%, found " + found());
@@ -280,6 +291,7 @@ class Parser {
   }
 
   NodePtr expression() {
+    Nesting nesting(*this);
     NodePtr a = logical_or();
     if (!is_identifier("if")) return a;
     const int at = t_[cur_++].line;
@@ -325,6 +337,7 @@ class Parser {
   }
 
   NodePtr logical_not() {
+    Nesting nesting(*this);
     NodePtr result;
     while (is_identifier("not")) {
       auto node = std::make_unique<UnaryNode>(t_[cur_++].line);
@@ -408,6 +421,7 @@ class Parser {
   }
 
   NodePtr unary_sign() {
+    Nesting nesting(*this);
     if ((is(TokenType::Unary) || is(TokenType::Additive)) &&
         (t_[cur_].value == "-" || t_[cur_].value == "+")) {
       auto node = std::make_unique<UnaryNode>(t_[cur_].line);

@@ -84,3 +84,28 @@ TEST(JinjaTemplateErrors, RenderErrorsNameTheLine) {
 
 }  // namespace
 }  // namespace tinylm::jinja
+
+namespace tinylm::jinja {
+namespace {
+
+TEST(JinjaTemplateErrors, RunawayNestingIsAnErrorNotACrash) {
+  const std::string message = testing::input_error([] {
+    Template("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}")
+        .render(nlohmann::ordered_json::object());
+  });
+  expect_mentions(message, {"nests too deeply"});
+  expect_mentions(load_error("{{ " + std::string(5000, '(') + "1" + std::string(5000, ')') + " }}"),
+                  {"deeper than 200"});
+  expect_mentions(load_error("{{ " + std::string(100000, '[') + " }}"), {"deeper than 200"});
+  expect_mentions(load_error("{{ " +
+                             [] {
+                               std::string s;
+                               for (int i = 0; i < 5000; ++i) s += "not ";
+                               return s;
+                             }() +
+                             "x }}"),
+                  {"deeper than 200"});
+}
+
+}  // namespace
+}  // namespace tinylm::jinja

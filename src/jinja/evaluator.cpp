@@ -70,6 +70,7 @@ Value Environment::lookup(const std::string& name) const {
 }
 
 std::string Evaluator::render(const Body& program, const EnvPtr& env) {
+  stack_base_ = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   try {
     return block(program, env);
   } catch (const BreakSignal&) {
@@ -96,21 +97,15 @@ std::string Evaluator::block(const Body& body, const EnvPtr& env) {
   return out;
 }
 
-// The deepest evaluation (nested expressions, blocks, macro calls) a template may reach;
-// far above what chat templates need, far below what the stack holds.
-constexpr int kMaxEvalDepth = 400;
+// The stack a render may use (nested expressions, blocks, macro calls): far more than chat
+// templates need, far less than a thread has; measured rather than counted, because a
+// level's frames differ between builds (a sanitizer's are several times larger).
+constexpr uintptr_t kMaxStackBytes = 1 << 20;
 
 Value Evaluator::eval(const Node& node, const EnvPtr& env) {
-  struct Depth {
-    int& d;
-    explicit Depth(int& depth) : d(depth) {
-      if (++d > kMaxEvalDepth) {
-        --d;
-        fail("the template nests too deeply (a macro that calls itself without end?)");
-      }
-    }
-    ~Depth() { --d; }
-  } depth(depth_);
+  const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  if (stack_base_ > here && stack_base_ - here > kMaxStackBytes)
+    fail("the template nests too deeply (a macro that calls itself without end?)");
   return eval_node(node, env);
 }
 

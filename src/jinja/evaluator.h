@@ -1,6 +1,7 @@
 // Rendering a parsed template: scopes, statements, expressions, as @huggingface/jinja's
 // Interpreter runs them. Internal to src/jinja (template.h is the public face).
 #pragma once
+#include <cstdint>
 #include <ctime>
 #include <functional>
 #include <memory>
@@ -55,8 +56,9 @@ class Evaluator {
   Value eval_binary(const BinaryNode& node, const EnvPtr& env);
   Value eval_literal_list(const ListNode& node, const EnvPtr& env);
   Value eval_dict(const DictNode& node, const EnvPtr& env);
-  // How deep eval() is: a macro that calls itself forever is an error, not a crash.
-  int depth_ = 0;
+  // Where render() started on the stack: a macro that calls itself forever is an error
+  // when the render has used a megabyte of stack, not a crash.
+  uintptr_t stack_base_ = 0;
   void bind_arguments(const std::string& what, const std::vector<Parameter>& params,
                       bool uses_varargs, bool uses_kwargs, const CallArgs& args,
                       const EnvPtr& scope);

@@ -48,13 +48,15 @@ inline std::string describe_difference(const std::string& want, const std::strin
          "\n    got  " + excerpt(got);
 }
 
-// A case is a conversation through a fixture's chat template, or a small template of its
-// own ("template", "variables").
-inline std::string render_case(const nlohmann::ordered_json& c, const ChatTemplates* templates) {
+// A case is a conversation through a fixture's chat template (the folder "config",
+// loaded once), or a small template of its own ("template", "variables").
+inline std::string render_case(const nlohmann::ordered_json& c, const std::string& root,
+                               std::map<std::string, std::shared_ptr<ChatTemplates>>& loaded) {
   RenderOptions options;
   options.clock = fixed_clock;
-  if (!templates)
-    return Template(c.at("template").get<std::string>()).render(c.at("variables"), options);
+  if (!c.contains("config")) return Template(c.at("template").get<std::string>()).render(c.at("variables"), options);
+  auto& templates = loaded[c.at("config").get<std::string>()];
+  if (!templates) templates = std::make_shared<ChatTemplates>(ChatTemplates::load(root + "/" + c.at("config").get<std::string>()));
   ChatRequest req;
   req.messages = c.at("messages");
   req.tools = c.at("tools");
@@ -63,18 +65,18 @@ inline std::string render_case(const nlohmann::ordered_json& c, const ChatTempla
   return templates->render(req, options);
 }
 
-inline std::string check_one(const nlohmann::ordered_json& c, const ChatTemplates* templates) {
+// "" when tinylm agrees with the case, else what differs.
+inline std::string check_one(const nlohmann::ordered_json& c, const std::string& root,
+                             std::map<std::string, std::shared_ptr<ChatTemplates>>& loaded) {
   const auto& error = c.at("error");
   try {
-    const std::string got = render_case(c, templates);
-    if (!error.is_null())
-      return "rendered, but @huggingface/jinja failed: " + error.at("message").get<std::string>();
+    const std::string got = render_case(c, root, loaded);
+    if (!error.is_null()) return "rendered, but @huggingface/jinja failed: " + error.at("message").get<std::string>();
     const std::string want = c.at("expected").get<std::string>();
     return got == want ? "" : describe_difference(want, got);
   } catch (const RaisedException& e) {
     if (error.is_null()) return std::string("failed: ") + e.what();
-    if (!error.at("raised").get<bool>())
-      return "raised an exception where @huggingface/jinja failed otherwise";
+    if (!error.at("raised").get<bool>()) return "raised an exception where @huggingface/jinja failed otherwise";
     const std::string want = error.at("message").get<std::string>();
     return e.message() == want ? "" : "raised \"" + e.message() + "\", not \"" + want + "\"";
   } catch (const InputError& e) {
@@ -95,14 +97,7 @@ inline ChatCaseReport check_chat_cases(const std::string& path, const std::strin
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     const auto c = nlohmann::ordered_json::parse(line);
-    const ChatTemplates* templates = nullptr;
-    if (c.contains("config")) {
-      const std::string config = c.at("config").get<std::string>();
-      auto& slot = loaded[config];
-      if (!slot) slot = std::make_shared<ChatTemplates>(ChatTemplates::load(root + "/" + config));
-      templates = slot.get();
-    }
-    const std::string problem = check_one(c, templates);
+    const std::string problem = check_one(c, root, loaded);
     const std::string id = c.at("id").get<std::string>();
     if (problem.empty()) {
       ++report.passed;

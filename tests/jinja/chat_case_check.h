@@ -54,9 +54,12 @@ inline std::string render_case(const nlohmann::ordered_json& c, const std::strin
                                std::map<std::string, std::shared_ptr<ChatTemplates>>& loaded) {
   RenderOptions options;
   options.clock = fixed_clock;
-  if (!c.contains("config")) return Template(c.at("template").get<std::string>()).render(c.at("variables"), options);
+  if (!c.contains("config"))
+    return Template(c.at("template").get<std::string>()).render(c.at("variables"), options);
   auto& templates = loaded[c.at("config").get<std::string>()];
-  if (!templates) templates = std::make_shared<ChatTemplates>(ChatTemplates::load(root + "/" + c.at("config").get<std::string>()));
+  if (!templates)
+    templates = std::make_shared<ChatTemplates>(
+        ChatTemplates::load(root + "/" + c.at("config").get<std::string>()));
   ChatRequest req;
   req.messages = c.at("messages");
   req.tools = c.at("tools");
@@ -71,12 +74,14 @@ inline std::string check_one(const nlohmann::ordered_json& c, const std::string&
   const auto& error = c.at("error");
   try {
     const std::string got = render_case(c, root, loaded);
-    if (!error.is_null()) return "rendered, but @huggingface/jinja failed: " + error.at("message").get<std::string>();
+    if (!error.is_null())
+      return "rendered, but @huggingface/jinja failed: " + error.at("message").get<std::string>();
     const std::string want = c.at("expected").get<std::string>();
     return got == want ? "" : describe_difference(want, got);
   } catch (const RaisedException& e) {
     if (error.is_null()) return std::string("failed: ") + e.what();
-    if (!error.at("raised").get<bool>()) return "raised an exception where @huggingface/jinja failed otherwise";
+    if (!error.at("raised").get<bool>())
+      return "raised an exception where @huggingface/jinja failed otherwise";
     const std::string want = error.at("message").get<std::string>();
     return e.message() == want ? "" : "raised \"" + e.message() + "\", not \"" + want + "\"";
   } catch (const InputError& e) {

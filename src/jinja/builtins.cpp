@@ -427,7 +427,8 @@ void add_globals(Environment& env, const Clock& clock) {
             if (step == 0) fail("range() step must not be zero");
             std::vector<Value> out;
             for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
-              if (out.size() >= 10'000'000) fail("range() of more than 10,000,000 numbers");
+              if (out.size() >= 10'000'000)
+                fail("range() of more than 10,000,000 numbers");  // 160 MB
               out.push_back(Value::integer(i));
             }
             return Value::list(std::move(out));

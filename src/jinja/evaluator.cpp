@@ -86,6 +86,8 @@ std::string Evaluator::block(const Body& body, const EnvPtr& env) {
     try {
       const Value v = eval(*node, env);
       if (!v.is(Kind::None) && !v.is(Kind::Undefined)) out += to_output(v);
+      if (out.size() > max_bytes_)
+        fail("the template renders more than " + std::to_string(max_bytes_) + " bytes");
     } catch (const RaisedException&) {
       throw;
     } catch (const LocatedError&) {
@@ -106,7 +108,14 @@ Value Evaluator::eval(const Node& node, const EnvPtr& env) {
   const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   if (stack_base_ > here && stack_base_ - here > kMaxStackBytes)
     fail("the template nests too deeply (a macro that calls itself without end?)");
-  return eval_node(node, env);
+  if (++steps_ > max_steps_)
+    fail("the template takes more than " + std::to_string(max_steps_) + " steps");
+  Value v = eval_node(node, env);
+  const bool too_big = (v.is(Kind::String) && v.as_string().size() > max_bytes_) ||
+                       (v.is(Kind::List) && v.as_list().size() > max_bytes_ / 16);
+  if (too_big)
+    fail("the template builds a value larger than " + std::to_string(max_bytes_) + " bytes");
+  return v;
 }
 
 Value Evaluator::eval_node(const Node& node, const EnvPtr& env) {

@@ -35,6 +35,8 @@ using Clock = std::function<std::tm()>;
 
 class Evaluator {
  public:
+  Evaluator(int64_t max_steps, size_t max_bytes) : max_steps_(max_steps), max_bytes_(max_bytes) {}
+
   // The text program renders in env (which holds the globals and the caller's values).
   std::string render(const Body& program, const EnvPtr& env);
 
@@ -59,6 +61,8 @@ class Evaluator {
   // Where render() started on the stack: a macro that calls itself forever is an error
   // when the render has used a megabyte of stack, not a crash.
   uintptr_t stack_base_ = 0;
+  int64_t steps_ = 0, max_steps_;
+  size_t max_bytes_;
   void bind_arguments(const std::string& what, const std::vector<Parameter>& params,
                       bool uses_varargs, bool uses_kwargs, const CallArgs& args,
                       const EnvPtr& scope);

@@ -97,7 +97,7 @@ std::string Template::render(const nlohmann::ordered_json& variables,
       throw TemplateError(name_ + ": a variable cannot be named '" + name + "' (a built-in name)");
     env->set(name, from_json(value));
   }
-  Evaluator ev;
+  Evaluator ev(options.max_steps, options.max_bytes);
   try {
     return ev.render(*program_, env);
   } catch (const RaisedException&) {

@@ -21,6 +21,12 @@ struct Node;
 struct RenderOptions {
   // What strftime_now() reads; unset: the local time now.
   std::function<std::tm()> clock;
+  // Bounds on one render, so that a template that loops without end or doubles a string
+  // thirty times fails (TemplateError) instead of running out of time or memory: the
+  // expressions and statements it may evaluate, and the largest string (bytes) or list
+  // (items x 16) it may build. Real chat templates use a few per message.
+  int64_t max_steps = 20'000'000;
+  size_t max_bytes = size_t(128) << 20;
 };
 
 class Template {

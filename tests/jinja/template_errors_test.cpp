@@ -109,3 +109,34 @@ TEST(JinjaTemplateErrors, RunawayNestingIsAnErrorNotACrash) {
 
 }  // namespace
 }  // namespace tinylm::jinja
+
+namespace tinylm::jinja {
+namespace {
+
+TEST(JinjaTemplateErrors, RendersAreBoundedInTimeAndSize) {
+  RenderOptions small;
+  small.max_steps = 10'000;
+  small.max_bytes = 1 << 16;
+  const auto error = [&](const std::string& source) {
+    return testing::input_error(
+        [&] { Template(source).render(nlohmann::ordered_json::object(), small); });
+  };
+  expect_mentions(
+      error("{% for i in range(100) %}{% for j in range(100) %}{% endfor %}{% endfor %}"),
+      {"more than 10000 steps"});
+  expect_mentions(
+      error("{% set x = 'ab' %}{% for i in range(30) %}{% set x = x ~ x %}{% endfor %}"),
+      {"larger than 65536 bytes"});
+  expect_mentions(error("{% set l = [1] %}{% for i in range(30) %}{% set l = l + l %}{% endfor %}"),
+                  {"larger than"});
+  expect_mentions(error("{% set x = range(4000)|join %}{{ x }}{{ x }}{{ x }}{{ x }}{{ x }}"),
+                  {"renders more than"});
+  // The defaults leave real templates far inside the bounds.
+  EXPECT_EQ(Template("{% for i in range(1000) %}{{ i % 10 }}{% endfor %}")
+                .render(nlohmann::ordered_json::object())
+                .size(),
+            1000u);
+}
+
+}  // namespace
+}  // namespace tinylm::jinja

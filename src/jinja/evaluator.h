@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "jinja/ast.h"
+#include "jinja/error.h"
 #include "jinja/value.h"
 
 namespace tinylm::jinja {
@@ -68,8 +69,13 @@ class Evaluator {
                       const EnvPtr& scope);
 };
 
-// --- builtins.cpp: what values offer --------------------------------------------------
+// Fails when a method that takes positional arguments only is given name=value ones.
+inline void require_no_keywords(const CallArgs& args, const char* method) {
+  if (!args.keywords.empty())
+    throw TemplateError(std::string(method) + "() takes no keyword arguments");
+}
 
+// --- methods.cpp: what values offer ------------------------------------------------------
 // obj.name / obj[key]: a dict's item (else its methods: get, items, keys, values,
 // dictsort), a list's or string's element by index (negative from the end) or method
 // (a string's upper, lower, strip, ... ; `length` of both), undefined when there is none.
@@ -78,20 +84,24 @@ Value member_of(const Value& object, const Value& property);
 Value dict_method(const Value& dict, const std::string& name);
 // obj[start:stop:step] of a list or a string (by code points).
 Value slice_of(const Value& object, const Value& start, const Value& stop, const Value& step);
+// A string's `replace(old, new, count)`, shared by the method and the filter.
+Value string_replace(const std::string& s, const CallArgs& args);
+// A dict's `dictsort(...)`, the method and the filter.
+Value dict_sort(const Value& dict, const CallArgs& args);
+
+// --- operators.cpp: operators, is-tests, sort order -------------------------------------
 // `operand is name` (and selectattr's tests, which pass an argument).
 bool run_test(const std::string& name, const Value& operand, const Value* argument);
 // The binary operators other than and/or.
 Value binary_op(const std::string& op, const Value& left, const Value& right);
-// true, false, none (and True, False, None), raise_exception, range, strftime_now.
-void add_globals(Environment& env, const Clock& clock);
-// A string's `replace(old, new, count)`, shared by the method and the filter.
-Value string_replace(const std::string& s, const CallArgs& args);
 // Sort order of two values (sort, dictsort): -1, 0, 1.
 int compare_values(const Value& a, const Value& b, bool case_sensitive);
+
+// --- globals.cpp: the names every template has -------------------------------------------
+// true, false, none (and True, False, None), raise_exception, range, strftime_now.
+void add_globals(Environment& env, const Clock& clock);
 // strftime_now's format: %Y %m %d %b %B %H %M %%.
 std::string format_time(const std::string& format, const std::tm& t);
-// A dict's `dictsort(...)`, the method and the filter.
-Value dict_sort(const Value& dict, const CallArgs& args);
 
 // --- filters.cpp -----------------------------------------------------------------------
 Value apply_filter(Evaluator& ev, const Value& operand, const FilterNode& filter,

@@ -23,7 +23,7 @@ struct Source {
   }
 };
 
-[[noreturn]] void fail(int line, const std::string& message) {
+[[noreturn]] void lex_error(int line, const std::string& message) {
   throw TemplateError("line " + std::to_string(line) + ": " + message);
 }
 
@@ -33,7 +33,8 @@ Source decode_source(std::string_view source) {
   for (size_t pos = 0; pos < source.size();) {
     char32_t cp;
     const int n = utf8_decode_one(source, pos, &cp);
-    if (n == 0) fail(line, "the template is not valid UTF-8 (byte " + std::to_string(pos) + ")");
+    if (n == 0)
+      lex_error(line, "the template is not valid UTF-8 (byte " + std::to_string(pos) + ")");
     src.push(cp, line);
     if (cp == '\n') ++line;
     pos += n;
@@ -229,7 +230,7 @@ class Lexer {
     if (strip_before) ++pos_;
     std::string comment;
     while (!(pos_ + 1 < t_.size() && t_[pos_] == '#' && t_[pos_ + 1] == '}')) {
-      if (pos_ + 2 >= t_.size()) fail(start_line, "comment {# is never closed by #}");
+      if (pos_ + 2 >= t_.size()) lex_error(start_line, "comment {# is never closed by #}");
       utf8_append(comment, t_[pos_++]);
     }
     const bool strip_after = !comment.empty() && comment.back() == '-';
@@ -260,14 +261,14 @@ class Lexer {
         continue;
       }
       utf8_append(out, t_[pos_++]);
-      if (pos_ >= t_.size()) fail(line(), "unexpected end of the template inside a tag");
+      if (pos_ >= t_.size()) lex_error(line(), "unexpected end of the template inside a tag");
     }
     return out;
   }
 
   void read_escape(std::string& out) {
     const int at = line();
-    if (++pos_ >= t_.size()) fail(at, "unexpected end of the template in a string");
+    if (++pos_ >= t_.size()) lex_error(at, "unexpected end of the template in a string");
     const char32_t c = t_[pos_++];
     if (c == 'x' || c == 'u') return out += read_hex_escape(c == 'x' ? 2 : 4, at), void();
     static const std::pair<char32_t, char> kEscapes[] = {{'n', '\n'},  {'t', '\t'}, {'r', '\r'},
@@ -277,7 +278,7 @@ class Lexer {
       if (c == name) return out.push_back(value);
     std::string shown;
     utf8_append(shown, c);
-    fail(at, "unknown escape \\" + shown + " in a string");
+    lex_error(at, "unknown escape \\" + shown + " in a string");
   }
 
   // \xHH or \uHHHH: one UTF-16 unit; a surrogate pair written as two \u escapes joins.
@@ -297,7 +298,7 @@ class Lexer {
       return true;
     };
     unsigned unit;
-    if (!hex_value(pos_, &unit)) fail(at, "invalid hexadecimal escape in a string");
+    if (!hex_value(pos_, &unit)) lex_error(at, "invalid hexadecimal escape in a string");
     pos_ += digits;
     char32_t cp = unit;
     unsigned low;
@@ -319,7 +320,7 @@ class Lexer {
     const char32_t c = t_[pos_];
     if (c != '-' && c != '+') return false;
     if (tokens_.empty() || last_is(TokenType::Text))
-      fail(line(), "unexpected character " + std::string(1, char(c)));
+      lex_error(line(), "unexpected character " + std::string(1, char(c)));
     const TokenType last = tokens_.back().type;
     if (last == TokenType::Identifier || last == TokenType::Number || last == TokenType::String ||
         last == TokenType::CloseParen || last == TokenType::CloseSquare) {
@@ -362,7 +363,7 @@ class Lexer {
     if (c == '\'' || c == '"') {
       ++pos_;
       std::string s = consume_while([c](char32_t x) { return x != c; }, /*escapes=*/true);
-      if (pos_ >= t_.size()) fail(at, "string is never closed");
+      if (pos_ >= t_.size()) lex_error(at, "string is never closed");
       ++pos_;
       return push(TokenType::String, std::move(s), at);
     }
@@ -370,7 +371,7 @@ class Lexer {
     if (is_word(c)) return push(TokenType::Identifier, consume_while(is_word), at);
     std::string shown;
     utf8_append(shown, c);
-    fail(at, "unexpected character '" + shown + "' inside a tag");
+    lex_error(at, "unexpected character '" + shown + "' inside a tag");
   }
 };
 

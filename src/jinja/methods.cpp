@@ -1,8 +1,8 @@
-// What values offer templates: a string's and a dict's methods, indexing and slicing,
-// the is-tests, the operators, and the global functions. Each follows @huggingface/jinja,
-// quirks included where they change a prompt: strip(), lstrip() and rstrip() take no
-// characters (any argument is ignored and whitespace is stripped, as there); `~` and `+`
-// refuse undefined operands; == is JavaScript's ==.
+// What values offer templates: a string's and a dict's methods, indexing and slicing, as
+// @huggingface/jinja has them, quirks included where they change a prompt: strip(),
+// lstrip() and rstrip() take no characters (an argument is ignored and whitespace is
+// stripped, as there); a dict's own keys come before its methods; obj.name of undefined,
+// none or a number is undefined.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -16,14 +16,10 @@
 namespace tinylm::jinja {
 namespace {
 
-void no_keywords(const CallArgs& args, const char* method) {
-  if (!args.keywords.empty()) fail(std::string(method) + "() takes no keyword arguments");
-}
-
 Value string_method(const std::string& s, Value (*fn)(const std::string&, const CallArgs&),
                     const char* name) {
   return Value::function([s, fn, name](const CallArgs& args, const EnvPtr&) {
-    if (fn != string_replace) no_keywords(args, name);
+    if (fn != string_replace) require_no_keywords(args, name);
     return fn(s, args);
   });
 }
@@ -149,40 +145,6 @@ std::vector<int64_t> slice_indices(int64_t n, const Value& start_v, const Value&
   return out;
 }
 
-bool numeric_like(const Value& v) {
-  return v.is_number() || v.is(Kind::Bool);
-}
-double numeric_value(const Value& v) {
-  return v.is(Kind::Bool) ? (v.as_bool() ? 1 : 0) : v.as_number();
-}
-
-Value arithmetic(const std::string& op, const Value& l, const Value& r) {
-  const bool floats = l.is(Kind::Float) || r.is(Kind::Float);
-  const double a = l.as_number(), b = r.as_number();
-  if (op == "<") return Value::boolean(a < b);
-  if (op == ">") return Value::boolean(a > b);
-  if (op == "<=") return Value::boolean(a <= b);
-  if (op == ">=") return Value::boolean(a >= b);
-  if (op == "/") return Value::number(a / b);
-  if (!floats && (op == "//" || op == "%") && b == 0) fail("integer division or modulo by zero");
-  double res;
-  if (op == "+")
-    res = a + b;
-  else if (op == "-")
-    res = a - b;
-  else if (op == "*")
-    res = a * b;
-  else if (op == "//")
-    res = std::floor(a / b);
-  else if (op == "%")
-    res = std::fmod(a, b);  // JavaScript's %: the sign of the dividend
-  else
-    return Value();
-  if (floats) return Value::number(res);
-  if (std::fabs(res) >= 9.2e18) fail("integer result too large");
-  return Value::integer(static_cast<int64_t>(res));
-}
-
 }  // namespace
 
 Value dict_method(const Value& dict, const std::string& name) {
@@ -192,7 +154,7 @@ Value dict_method(const Value& dict, const std::string& name) {
   };
   if (name == "get") {
     return method([](const Value& d, const CallArgs& args) {
-      no_keywords(args, "get");
+      require_no_keywords(args, "get");
       if (args.positional.empty() || !args.positional[0].is(Kind::String))
         fail("get() needs a string key");
       if (const Value* v = d.as_dict().find(args.positional[0].as_string())) return *v;
@@ -262,80 +224,6 @@ Value slice_of(const Value& object, const Value& start, const Value& stop, const
   fail("cannot slice a " + kind_name(object));
 }
 
-bool run_test(const std::string& name, const Value& v, const Value* arg) {
-  if (name == "boolean") return v.is(Kind::Bool);
-  if (name == "callable") return v.is(Kind::Function);
-  if (name == "odd" || name == "even") {
-    if (!v.is(Kind::Int)) fail("the test '" + name + "' needs an integer, not a " + kind_name(v));
-    return (v.as_int() % 2 != 0) == (name == "odd");
-  }
-  if (name == "false") return v.is(Kind::Bool) && !v.as_bool();
-  if (name == "true") return v.is(Kind::Bool) && v.as_bool();
-  if (name == "none") return v.is(Kind::None);
-  if (name == "string") return v.is(Kind::String);
-  if (name == "number") return v.is_number();
-  if (name == "integer") return v.is(Kind::Int);
-  if (name == "iterable") return (v.is(Kind::List) && !v.is_tuple()) || v.is(Kind::String);
-  if (name == "mapping") return v.is(Kind::Dict);
-  if (name == "sequence") return v.is(Kind::List) || v.is(Kind::Dict) || v.is(Kind::String);
-  if (name == "lower") return v.is(Kind::String) && v.as_string() == js_lower(v.as_string());
-  if (name == "upper") return v.is(Kind::String) && v.as_string() == js_upper(v.as_string());
-  if (name == "defined") return !v.is(Kind::Undefined);
-  if (name == "undefined") return v.is(Kind::Undefined);
-  if (name == "equalto" || name == "eq") {
-    if (!arg) fail("the test '" + name + "' needs a value to compare with");
-    return strict_equals(v, *arg);
-  }
-  fail("unknown test '" + name + "'");
-}
-
-Value binary_op(const std::string& op, const Value& left, const Value& right) {
-  if (op == "==") return Value::boolean(loose_equals(left, right));
-  if (op == "!=") return Value::boolean(!loose_equals(left, right));
-  const bool membership = op == "in" || op == "not in";
-  if (left.is(Kind::Undefined) || right.is(Kind::Undefined)) {
-    if (right.is(Kind::Undefined) && membership) return Value::boolean(op == "not in");
-    fail("cannot apply '" + op + "' to an undefined value");
-  }
-  if (left.is(Kind::None) || right.is(Kind::None)) fail("cannot apply '" + op + "' to none");
-  if (op == "~") return Value::string(js_string(left) + js_string(right));
-  if (op == "**" && numeric_like(left) && numeric_like(right)) {
-    const double a = numeric_value(left), b = numeric_value(right);
-    if (a == 0 && b < 0) fail("0.0 cannot be raised to a negative power");
-    const double r = std::pow(a, b);
-    if (!std::isfinite(r)) fail("the power is not a finite real number");
-    if (left.is(Kind::Float) || right.is(Kind::Float) || b < 0) return Value::number(r);
-    if (std::fabs(r) >= 9.2e18) fail("integer result too large");
-    return Value::integer(static_cast<int64_t>(r));
-  }
-  if (left.is_number() && right.is_number()) {
-    Value v = arithmetic(op, left, right);
-    if (!v.is(Kind::Undefined)) return v;
-  } else if (left.is(Kind::List) && right.is(Kind::List)) {
-    if (op == "+") {
-      std::vector<Value> items = left.as_list();
-      items.insert(items.end(), right.as_list().begin(), right.as_list().end());
-      return Value::list(std::move(items));
-    }
-  } else if (right.is(Kind::List) && membership) {
-    const bool found = std::any_of(right.as_list().begin(), right.as_list().end(),
-                                   [&](const Value& x) { return strict_equals(x, left); });
-    return Value::boolean(found == (op == "in"));
-  }
-  if ((left.is(Kind::String) || right.is(Kind::String)) && op == "+")
-    return Value::string(js_string(left) + js_string(right));
-  if (left.is(Kind::String) && right.is(Kind::String) && membership) {
-    const bool found = right.as_string().find(left.as_string()) != std::string::npos;
-    return Value::boolean(found == (op == "in"));
-  }
-  if (left.is(Kind::String) && right.is(Kind::Dict) && membership) {
-    const bool found = right.as_dict().find(left.as_string()) != nullptr;
-    return Value::boolean(found == (op == "in"));
-  }
-  fail("unsupported operator '" + op + "' between a " + kind_name(left) + " and a " +
-       kind_name(right));
-}
-
 Value string_replace(const std::string& s, const CallArgs& args) {
   if (args.positional.size() < 2) fail("replace() needs two arguments");
   const Value& from = args.positional[0];
@@ -366,24 +254,6 @@ Value string_replace(const std::string& s, const CallArgs& args) {
   return Value::string(out + s.substr(start));
 }
 
-// Sort order of two values (sort, dictsort): numbers and booleans by value, strings
-// case-insensitively unless asked; other mixes are an error.
-int compare_values(const Value& a, const Value& b, bool case_sensitive) {
-  if (a.is(Kind::None) && b.is(Kind::None)) return 0;
-  if (a.is(Kind::Undefined) && b.is(Kind::Undefined)) return 0;
-  if (numeric_like(a) && numeric_like(b)) {
-    const double x = numeric_value(a), y = numeric_value(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  }
-  if (!a.is(Kind::String) || !b.is(Kind::String))
-    fail("cannot compare a " + kind_name(a) + " with a " + kind_name(b));
-  std::string x = a.as_string(), y = b.as_string();
-  if (!case_sensitive) x = js_lower(x), y = js_lower(y);
-  // JavaScript compares UTF-16 units; for text without astral characters that is the
-  // code point order, which UTF-8 bytes keep.
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
 Value dict_sort(const Value& dict, const CallArgs& args) {
   const auto arg = [&](size_t i, const char* name, Value fallback) {
     if (i < args.positional.size()) return args.positional[i];
@@ -406,84 +276,6 @@ Value dict_sort(const Value& dict, const CallArgs& args) {
     return reverse.as_bool() ? c > 0 : c < 0;
   });
   return Value::list(std::move(items));
-}
-
-void add_globals(Environment& env, const Clock& clock) {
-  for (const char* name : {"true", "True"}) env.set(name, Value::boolean(true));
-  for (const char* name : {"false", "False"}) env.set(name, Value::boolean(false));
-  for (const char* name : {"none", "None"}) env.set(name, Value::none());
-  env.set("raise_exception", Value::function([](const CallArgs& args, const EnvPtr&) -> Value {
-            throw RaisedException(args.positional.empty() ? "" : js_string(args.positional[0]));
-          }));
-  env.set("range", Value::function([](const CallArgs& args, const EnvPtr&) {
-            no_keywords(args, "range");
-            for (const Value& a : args.positional)
-              if (!a.is(Kind::Int)) fail("range() takes integers");
-            const auto& p = args.positional;
-            if (p.empty() || p.size() > 3) fail("range() takes 1 to 3 integers");
-            const int64_t start = p.size() == 1 ? 0 : p[0].as_int();
-            const int64_t stop = p.size() == 1 ? p[0].as_int() : p[1].as_int();
-            const int64_t step = p.size() == 3 ? p[2].as_int() : 1;
-            if (step == 0) fail("range() step must not be zero");
-            std::vector<Value> out;
-            for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
-              if (out.size() >= 10'000'000)
-                fail("range() of more than 10,000,000 numbers");  // 160 MB
-              out.push_back(Value::integer(i));
-            }
-            return Value::list(std::move(out));
-          }));
-  env.set("strftime_now", Value::function([clock](const CallArgs& args, const EnvPtr&) {
-            if (args.positional.empty() || !args.positional[0].is(Kind::String))
-              fail("strftime_now() needs a format string");
-            return Value::string(format_time(args.positional[0].as_string(), clock()));
-          }));
-}
-
-// %Y %m %d %b %B %H %M %% as @huggingface/jinja's strftime (English month names, its
-// default locale here); any other directive is left as written.
-std::string format_time(const std::string& format, const std::tm& t) {
-  static const char* kMonths[] = {"January",   "February", "March",    "April",
-                                  "May",       "June",     "July",     "August",
-                                  "September", "October",  "November", "December"};
-  const auto pad2 = [](int n) { return (n < 10 ? "0" : "") + std::to_string(n); };
-  std::string out;
-  for (size_t i = 0; i < format.size(); ++i) {
-    if (format[i] != '%' || i + 1 >= format.size()) {
-      out += format[i];
-      continue;
-    }
-    const char d = format[++i];
-    switch (d) {
-      case 'Y':
-        out += std::to_string(t.tm_year + 1900);
-        break;
-      case 'm':
-        out += pad2(t.tm_mon + 1);
-        break;
-      case 'd':
-        out += pad2(t.tm_mday);
-        break;
-      case 'b':
-        out += std::string(kMonths[t.tm_mon]).substr(0, 3);
-        break;
-      case 'B':
-        out += kMonths[t.tm_mon];
-        break;
-      case 'H':
-        out += pad2(t.tm_hour);
-        break;
-      case 'M':
-        out += pad2(t.tm_min);
-        break;
-      case '%':
-        out += '%';
-        break;
-      default:
-        out += '%', out += d;
-    }
-  }
-  return out;
 }
 
 }  // namespace tinylm::jinja

@@ -16,6 +16,16 @@ struct LocatedError : TemplateError {
   using TemplateError::TemplateError;
 };
 
+// A namespace holds no namespace, not even inside a list or dict: so no value can hold
+// itself (a cycle that printing would follow forever and that would never be freed).
+void require_no_namespace(const Value& v) {
+  if (v.is(Kind::Namespace)) fail("a namespace cannot hold a namespace");
+  if (v.is(Kind::List))
+    for (const Value& item : v.as_list()) require_no_namespace(item);
+  if (v.is(Kind::Dict))
+    for (const auto& item : v.as_dict().items) require_no_namespace(item.second);
+}
+
 // Binds a loop item to the loop's name(s): `for a, b in pairs` needs lists of two.
 void bind_target(const Node& target, const Value& item, Environment& scope) {
   if (target.kind == NodeKind::Identifier) return scope.set(as<IdentifierNode>(target).name, item);
@@ -58,6 +68,7 @@ Value Environment::lookup(const std::string& name) const {
         entries = source.as_dict();
       }
       for (const auto& [k, v] : args.keywords) entries.set(k, v);
+      for (const auto& [k, v] : entries.items) require_no_namespace(v);
       return Value::namespace_of(std::move(entries));
     });
     return kNamespace;
@@ -253,6 +264,7 @@ Value Evaluator::eval_set(const SetNode& node, const EnvPtr& env) {
     if (!object.is(Kind::Namespace))
       fail("{% set x.attr %} needs a namespace(), not a " + kind_name(object));
     if (member.property->kind != NodeKind::Identifier) fail("{% set %} needs a name after '.'");
+    require_no_namespace(rhs);
     object.as_dict().set(as<IdentifierNode>(*member.property).name, rhs);
   }
   return Value::none();

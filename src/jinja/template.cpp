@@ -20,7 +20,10 @@ bool is_array_index(const std::string& key) {
   return std::stoull(key) < 4294967295ULL;
 }
 
-Value from_json(const nlohmann::ordered_json& j) {
+Value from_json(const nlohmann::ordered_json& j, int depth = 0) {
+  if (depth > kMaxValueDepth)
+    throw TemplateError("a template variable nests deeper than " + std::to_string(kMaxValueDepth) +
+                        " levels");
   switch (j.type()) {
     case nlohmann::ordered_json::value_t::null:
       return Value::none();
@@ -44,7 +47,7 @@ Value from_json(const nlohmann::ordered_json& j) {
       return Value::string(j.get<std::string>());
     case nlohmann::ordered_json::value_t::array: {
       std::vector<Value> items;
-      for (const auto& item : j) items.push_back(from_json(item));
+      for (const auto& item : j) items.push_back(from_json(item, depth + 1));
       return Value::list(std::move(items));
     }
     case nlohmann::ordered_json::value_t::object: {
@@ -54,9 +57,9 @@ Value from_json(const nlohmann::ordered_json& j) {
       for (const auto& [k, v] : j.items())
         if (is_array_index(k)) indices.emplace_back(std::stoull(k), k);
       std::sort(indices.begin(), indices.end());
-      for (const auto& [n, k] : indices) d.set(k, from_json(j.at(k)));
+      for (const auto& [n, k] : indices) d.set(k, from_json(j.at(k), depth + 1));
       for (const auto& [k, v] : j.items())
-        if (!is_array_index(k)) d.set(k, from_json(v));
+        if (!is_array_index(k)) d.set(k, from_json(v, depth + 1));
       return Value::dict(std::move(d));
     }
     default:

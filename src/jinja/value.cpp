@@ -1,5 +1,6 @@
 #include "jinja/value.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -64,8 +65,24 @@ Value Value::string(std::string s) {
   v.string_ = std::make_shared<const std::string>(std::move(s));
   return v;
 }
+namespace {
+
+// 1 + the deepest item; TemplateError past kMaxValueDepth.
+template <class Items, class Get>
+int container_depth(const Items& items, Get get) {
+  int deepest = 0;
+  for (const auto& item : items) deepest = std::max(deepest, get(item).depth());
+  if (deepest + 1 > kMaxValueDepth)
+    throw TemplateError("lists and dicts nest deeper than " + std::to_string(kMaxValueDepth) +
+                        " levels");
+  return deepest + 1;
+}
+
+}  // namespace
+
 Value Value::list(std::vector<Value> items, bool tuple) {
   Value v;
+  v.depth_ = container_depth(items, [](const Value& x) -> const Value& { return x; });
   v.kind_ = Kind::List;
   v.tuple_ = tuple;
   v.list_ = std::make_shared<std::vector<Value>>(std::move(items));
@@ -73,6 +90,7 @@ Value Value::list(std::vector<Value> items, bool tuple) {
 }
 Value Value::dict(Dict d) {
   Value v;
+  v.depth_ = container_depth(d.items, [](const auto& kv) -> const Value& { return kv.second; });
   v.kind_ = Kind::Dict;
   v.dict_ = std::make_shared<Dict>(std::move(d));
   return v;

@@ -35,6 +35,10 @@ using Function = std::function<Value(const CallArgs&, const std::shared_ptr<Envi
 
 enum class Kind { Undefined, None, Bool, Int, Float, String, List, Dict, Namespace, Function };
 
+// How deeply lists and dicts may nest (JSON from outside nests at most 512 levels): every
+// walk over a value (printing, tojson, ==, freeing it) recurses, and stays shallow.
+inline constexpr int kMaxValueDepth = 600;
+
 class Value {
  public:
   Value() = default;  // undefined
@@ -64,10 +68,14 @@ class Value {
 
   // True when both name the same list, dict or namespace (JavaScript's object identity).
   bool same_object(const Value& other) const;
+  // Levels of lists and dicts: 0 for a scalar, 1 + the deepest item for a container (as
+  // built: a namespace's later attributes do not raise it; they hold no namespace).
+  int depth() const { return depth_; }
 
  private:
   Kind kind_ = Kind::Undefined;
   bool tuple_ = false;
+  int depth_ = 0;
   bool bool_ = false;
   int64_t int_ = 0;
   double float_ = 0;

@@ -140,3 +140,34 @@ TEST(JinjaTemplateErrors, RendersAreBoundedInTimeAndSize) {
 
 }  // namespace
 }  // namespace tinylm::jinja
+
+namespace tinylm::jinja {
+namespace {
+
+// Values stay shallow and acyclic, so that printing and freeing them cannot recurse
+// without end: a namespace cannot hold a namespace (itself, or one inside a list), lists
+// nest at most kMaxValueDepth levels, and so do the variables a render is given.
+TEST(JinjaTemplateErrors, ValuesCannotNestWithoutEnd) {
+  const auto error = [](const std::string& source,
+                        const nlohmann::ordered_json& vars = nlohmann::ordered_json::object()) {
+    return testing::input_error([&] { Template(source).render(vars); });
+  };
+  expect_mentions(error("{% set ns = namespace(n=0) %}{% set ns.n = ns %}{{ ns }}"),
+                  {"cannot hold a namespace"});
+  expect_mentions(error("{% set ns = namespace() %}{% set ns.n = [1, {'a': ns}] %}"),
+                  {"cannot hold a namespace"});
+  expect_mentions(error("{% set a = namespace() %}{% set b = namespace(x=a) %}"),
+                  {"cannot hold a namespace"});
+  expect_mentions(
+      error("{% set l = [] %}{% for i in range(1000) %}{% set l = [l] %}{% endfor %}{{ l }}"),
+      {"nest deeper than 600"});
+  nlohmann::ordered_json deep = 1;
+  for (int i = 0; i < 700; ++i) deep = nlohmann::ordered_json::array({deep});
+  expect_mentions(error("{{ x }}", {{"x", deep}}), {"nests deeper than 600"});
+  EXPECT_EQ(Template("{% set ns = namespace(l=[1]) %}{% set ns.l = ns.l + [2] %}{{ ns.l }}")
+                .render(nlohmann::ordered_json::object()),
+            "[1, 2]");
+}
+
+}  // namespace
+}  // namespace tinylm::jinja

@@ -1,5 +1,7 @@
 #include "jinja/evaluator.h"
 
+#include <climits>
+
 #include "jinja/error.h"
 #include "jinja/js_text.h"
 
@@ -381,7 +383,10 @@ Value Evaluator::eval_unary(const UnaryNode& node, const EnvPtr& env) {
   if (node.op == "not") return Value::boolean(!truthy(v));
   const double sign = node.op == "-" ? -1 : 1;
   if (v.is(Kind::Float)) return Value::number(sign * v.as_float());
-  if (v.is(Kind::Int)) return Value::integer(static_cast<int64_t>(sign) * v.as_int());
+  if (v.is(Kind::Int)) {
+    if (v.as_int() == INT64_MIN) fail("integer out of range");
+    return Value::integer(static_cast<int64_t>(sign) * v.as_int());
+  }
   if (v.is(Kind::Bool)) return Value::integer(static_cast<int64_t>(sign) * (v.as_bool() ? 1 : 0));
   fail("unary " + node.op + " needs a number, not a " + kind_name(v));
 }

@@ -107,10 +107,12 @@ std::string indent_lines(const std::string& s, int64_t width, bool first, bool b
   }
 }
 
-double int_of_string(const std::string& s, bool* ok) {
-  double v;
-  *ok = js_parse_int(s, &v);
-  return v;
+// A whole number as an integer value; past int64's range it is an error, not a wrapped
+// number (JavaScript would keep a double).
+Value whole(double v) {
+  if (!std::isfinite(v) || std::fabs(v) >= 9.2e18)
+    fail("integer " + js_number(v) + " out of range");
+  return Value::integer(static_cast<int64_t>(v));
 }
 
 Value list_filter(const std::string& name, const std::vector<Value>& items, const Value& operand) {
@@ -143,10 +145,9 @@ Value string_filter(const std::string& name, const std::string& s, const Value& 
   if (name == "trim") return Value::string(js_trim(s));
   if (name == "indent") return Value::string(indent_lines(s, 4, false, false));
   if (name == "join" || name == "string") return operand;
-  bool ok;
   if (name == "int") {
-    const double v = int_of_string(s, &ok);
-    return Value::integer(ok ? static_cast<int64_t>(v) : 0);
+    double v;
+    return js_parse_int(s, &v) ? whole(v) : Value::integer(0);
   }
   if (name == "float") {
     double v;
@@ -159,7 +160,7 @@ Value number_filter(const std::string& name, const Value& operand) {
   if (name == "abs")
     return operand.is(Kind::Int) ? Value::integer(std::llabs(operand.as_int()))
                                  : Value::number(std::fabs(operand.as_float()));
-  if (name == "int") return Value::integer(static_cast<int64_t>(std::floor(operand.as_number())));
+  if (name == "int") return whole(std::floor(operand.as_number()));
   if (name == "float") return Value::number(operand.as_number());
   if (name == "string") return Value::string(to_output(operand));
   not_for(name, operand);
@@ -334,7 +335,7 @@ Value called_filter(const std::string& name, const Value& operand, const FilterN
       const bool ok = name == "int" ? js_parse_int(operand.as_string(), &v)
                                     : js_parse_float(operand.as_string(), &v);
       if (!ok) return fallback;
-      return name == "int" ? Value::integer(static_cast<int64_t>(v)) : Value::number(v);
+      return name == "int" ? whole(v) : Value::number(v);
     }
     if (operand.is_number()) return operand;
     if (operand.is(Kind::Bool))

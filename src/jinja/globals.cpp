@@ -30,10 +30,11 @@ void add_globals(Environment& env, const Clock& clock) {
             const int64_t step = p.size() == 3 ? p[2].as_int() : 1;
             if (step == 0) fail("range() step must not be zero");
             std::vector<Value> out;
-            for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+            for (int64_t i = start; step > 0 ? i < stop : i > stop;) {
               if (out.size() >= 10'000'000)
                 fail("range() of more than 10,000,000 numbers");  // 160 MB
               out.push_back(Value::integer(i));
+              if (__builtin_add_overflow(i, step, &i)) break;
             }
             return Value::list(std::move(out));
           }));

@@ -132,16 +132,21 @@ std::vector<int64_t> slice_indices(int64_t n, const Value& start_v, const Value&
   if (step > 0) {
     start = start_v.is(Kind::Int) ? start_v.as_int() : 0;
     stop = stop_v.is(Kind::Int) ? stop_v.as_int() : n;
+    start = std::max(start, -n - 1), stop = std::max(stop, -n - 1);  // n + start stays in range
     start = start < 0 ? std::max<int64_t>(n + start, 0) : std::min(start, n);
     stop = stop < 0 ? std::max<int64_t>(n + stop, 0) : std::min(stop, n);
   } else {
     start = start_v.is(Kind::Int) ? start_v.as_int() : n - 1;
     stop = stop_v.is(Kind::Int) ? stop_v.as_int() : -1;
+    start = std::max(start, -n - 2), stop = std::max(stop, -n - 2);  // n + start stays in range
     start = start < 0 ? std::max<int64_t>(n + start, -1) : std::min(start, n - 1);
     stop = stop < -1 ? std::max<int64_t>(n + stop, -1) : std::min(stop, n - 1);
   }
   std::vector<int64_t> out;
-  for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) out.push_back(i);
+  for (int64_t i = start; step > 0 ? i < stop : i > stop;) {
+    out.push_back(i);
+    if (__builtin_add_overflow(i, step, &i)) break;  // a step past the end
+  }
   return out;
 }
 

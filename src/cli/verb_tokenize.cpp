@@ -6,7 +6,11 @@
 //   tinylm tokenize --tokenizer PATH [--add-special-tokens]        a Hugging Face tokenizer.json
 //                   [--decode [--skip-special-tokens]] [--check CASES.jsonl]
 //                                                     (PATH: the file, or a folder holding it)
+//   tinylm tokenize --tokenizer FOLDER --chat MESSAGES.json [--add-generation-prompt] [--text]
+//                   the conversation through the folder's chat template: its ids, or the
+//                   prompt text itself (jinja/chat_template_render.h)
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -16,6 +20,7 @@
 #include <thread>
 
 #include "cli/cli_util.h"
+#include "jinja/chat_template_render.h"
 #include "tokenizer/bpe_check.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/hf_json_check.h"
@@ -68,8 +73,9 @@ int run_check(const BpeTokenizer& tok, const std::string& path) {
 
 // The flags of `tinylm tokenize`.
 struct TokenizeArgs {
-  std::string kind = "gpt2", vocab_dir, check_path, input, vocab_from;
+  std::string kind = "gpt2", vocab_dir, check_path, input, vocab_from, chat;
   bool print_ids = false, count = false, decode = false, ordinary = false;
+  bool add_generation_prompt = false, text = false;
   bool add_special_tokens = false, skip_special_tokens = false;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 };
@@ -99,6 +105,13 @@ void add_tokenize_flags(CLI::App& app, TokenizeArgs& a) {
                "transformers' add_special_tokens=True");
   app.add_flag("--skip-special-tokens", a.skip_special_tokens,
                "tokenizer.json with --decode: leave special tokens out of the text");
+  app.add_option("--chat", a.chat,
+                 "tokenizer.json folder: a JSON file of messages ([{\"role\", \"content\"}], "
+                 "or {\"messages\": [...], \"tools\": [...], other template variables such "
+                 "as \"enable_thinking\"}) rendered with the folder's chat template");
+  app.add_flag("--add-generation-prompt", a.add_generation_prompt,
+               "--chat: end with the assistant's turn opened, as for generation");
+  app.add_flag("--text", a.text, "--chat: print the rendered prompt instead of its ids");
   app.add_option("--threads", a.threads, "threads for large inputs")->check(CLI::Range(1, 1024));
 }
 
@@ -121,6 +134,47 @@ void print_ids(const std::vector<int32_t>& ids, bool count) {
   }
   out += '\n';
   print_text(out);
+}
+
+// --chat FILE: its messages (a list, or an object's "messages"), tools and the other
+// variables of an object form, as transformers' apply_chat_template takes them.
+jinja::ChatRequest read_chat_request(const std::string& path, bool add_generation_prompt) {
+  nlohmann::ordered_json j;
+  try {
+    j = nlohmann::ordered_json::parse(read_file(path));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError("--chat " + path + ": not JSON (" + e.what() + ")");
+  }
+  jinja::ChatRequest request;
+  request.add_generation_prompt = add_generation_prompt;
+  if (j.is_array()) j = {{"messages", j}};
+  require(j.is_object() && j.contains("messages") && j["messages"].is_array(),
+          "--chat " + path + ": expected a list of messages or {\"messages\": [...]}");
+  for (const auto& [key, value] : j.items()) {
+    if (key == "messages")
+      request.messages = value;
+    else if (key == "tools")
+      request.tools = value;
+    else if (key == "documents")
+      request.documents = value;
+    else
+      request.kwargs[key] = value;
+  }
+  return request;
+}
+
+// --chat: the folder's chat template (tokenizer_config.json or chat_template.jinja).
+int run_chat_template(const HfJsonTokenizer& tok, const TokenizeArgs& a) {
+  const std::string folder =
+      is_directory(a.kind) ? a.kind : std::filesystem::path(a.kind).parent_path().string();
+  const jinja::ChatTemplates templates = jinja::ChatTemplates::load(folder.empty() ? "." : folder);
+  const std::string prompt = templates.render(read_chat_request(a.chat, a.add_generation_prompt));
+  if (a.text) {
+    print_text(prompt);
+    return 0;
+  }
+  print_ids(tok.encode(prompt, false), a.count);  // the template wrote the special tokens
+  return 0;
 }
 
 // --tokenizer word / char: the vocabulary of --vocab-from (or of the input itself).
@@ -175,6 +229,7 @@ int run_hf_tokenizer(const TokenizeArgs& a) {
                                    "(expected a tokenizer.json or a folder holding one)");
   const auto tok = open_hf_json_tokenizer(a.kind);
   if (!a.check_path.empty()) return run_hf_check(*tok, a.check_path);
+  if (!a.chat.empty()) return run_chat_template(*tok, a);
   const std::string in = read_input(a.input);
   if (a.decode) {
     print_text(tok->decode(parse_token_ids(in, "--decode"), a.skip_special_tokens));
@@ -202,7 +257,12 @@ int run_tokenize(int argc, char** argv) {
   require(!(a.decode && (a.count || a.print_ids)), "--decode prints text: no --count or --ids");
   require(a.kind != "bpe" || !a.vocab_dir.empty(), "--tokenizer bpe needs --vocab-dir");
   require(!a.kind.empty(), "--tokenizer: an empty name or path");
+  require(!a.chat.empty() || (!a.add_generation_prompt && !a.text),
+          "--add-generation-prompt and --text go with --chat");
+  require(a.chat.empty() || (!a.decode && !a.add_special_tokens),
+          "--chat renders a conversation: no --decode or --add-special-tokens");
   if (!is_named_tokenizer(a.kind)) return run_hf_tokenizer(a);
+  require(a.chat.empty(), "--chat needs --tokenizer FOLDER with a chat template");
   require(!a.add_special_tokens && !a.skip_special_tokens,
           "--add-special-tokens and --skip-special-tokens are for a tokenizer.json");
   return a.kind == "word" || a.kind == "char" ? run_corpus_tokenizer(a) : run_bpe_tokenizer(a);

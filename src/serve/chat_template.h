@@ -10,10 +10,21 @@
 //     system content + "\n\n" (when there is one)
 //     + for each message "User: " / "Assistant: " + content + "\n"
 //     + "Assistant:"                                stops: "\nUser:"
-// Both also end at <|endoftext|> when the vocabulary has it (the engine's stop_at_eot).
+//   model (a model whose tokenizer.json came with a chat template in tokenizer_config.json
+//          or chat_template.jinja: SmolLM2, Qwen, Llama 3 Instruct ...):
+//     the template rendered as transformers renders it (jinja/chat_template_render.h)
+//     with add_generation_prompt true           stops: the end-of-turn tokens the
+//     template writes (<|im_end|>, <|eot_id|>, <end_of_turn>, ...) and its eos_token
+// All also end at the vocabulary's end of text (the engine's stop_at_eot: <|endoftext|>,
+// or a tokenizer.json's eos_token).
 #pragma once
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "jinja/chat_template_render.h"
+#include "tokenizer/tokenizer.h"
 
 namespace tinylm::serve {
 
@@ -23,10 +34,22 @@ struct ChatMessage {
 };
 
 struct ChatTemplate {
-  std::string name;  // "alpaca" or "plain"
+  std::string name;  // "alpaca", "plain" or "model"
+  // "model": the templates, their text as tokenizer_config.json holds it (a string, or
+  // the named list), and the end-of-turn texts that stop an answer.
+  std::shared_ptr<const jinja::ChatTemplates> templates;
+  nlohmann::json source;
+  std::vector<std::string> end_of_turn;
+
+  // InputError (a jinja::TemplateError) when the model's template refuses the
+  // conversation (raise_exception) or fails to render.
   std::string render(const std::vector<ChatMessage>& messages) const;
   std::vector<std::string> stops() const;
 };
+
+// The model's own template when its tokenizer is a tokenizer.json one with a chat
+// template; nullopt otherwise. InputError for a template tinylm cannot render.
+std::optional<ChatTemplate> model_template(const Tokenizer& tokenizer);
 
 ChatTemplate alpaca_template();
 ChatTemplate plain_template();

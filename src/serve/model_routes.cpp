@@ -32,6 +32,8 @@ json props_json(const ServedModel& model, const Engine& engine) {
         {"block_size", c.block_size}}},
       {"tokenizer", model.tokenizer->kind()},
       {"chat_template", model.chat_template.name},
+      // the model's own template's text (llama.cpp's /props has it as chat_template)
+      {"chat_template_source", model.chat_template.source},
       {"chat_stops", model.chat_template.stops()},
       {"slots", engine.parallel()},
       {"context", engine.context()},
@@ -40,6 +42,13 @@ json props_json(const ServedModel& model, const Engine& engine) {
       {"model_path", model.path},
       {"default_generation_settings", {{"n_ctx", engine.context()}}},
       {"defaults", {{"max_tokens", 16}, {"temperature", 1.0}, {"top_p", 1.0}, {"top_k", 0}}}};
+}
+
+void answer_apply_template(const ServedModel& model, const httplib::Request& req,
+                           httplib::Response& res) {
+  const json body = parse_body(req.body);
+  if (!body.is_object()) throw bad_field("messages", "the body must be a JSON object");
+  send_json(res, {{"prompt", model.chat_template.render(chat_messages(body))}});
 }
 
 void answer_tokenize(const ServedModel& model, const httplib::Request& req,

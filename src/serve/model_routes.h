@@ -6,6 +6,8 @@
 //   POST /tokenize {"content", "with_pieces": false}
 //     -> {"tokens": [id]}, or with pieces [{"id", "piece", "bytes"}]
 //   POST /detokenize {"tokens": [id]}    -> {"content"}
+//   POST /apply-template {"messages"}    -> {"prompt"}: the chat template's text for
+//                                           them, as /v1/chat/completions feeds the model
 // Bad bodies throw ApiError 400 naming the field.
 #pragma once
 #include <nlohmann/json_fwd.hpp>
@@ -18,6 +20,8 @@ namespace tinylm::serve {
 nlohmann::json model_json(const ServedModel& model);
 nlohmann::json props_json(const ServedModel& model, const Engine& engine);
 void answer_tokenize(const ServedModel& model, const httplib::Request& req, httplib::Response& res);
+void answer_apply_template(const ServedModel& model, const httplib::Request& req,
+                           httplib::Response& res);
 void answer_detokenize(const ServedModel& model, const httplib::Request& req,
                        httplib::Response& res);
 

@@ -211,7 +211,9 @@ std::string message_content(const json& content, size_t i) {
   return text;
 }
 
-std::vector<ChatMessage> messages(const json& body) {
+}  // namespace
+
+std::vector<ChatMessage> chat_messages(const json& body) {
   const json* m = field(body, "messages");
   if (!m || !m->is_array() || m->empty())
     throw bad_field("messages", "'messages' must be a non-empty list of messages");
@@ -232,8 +234,6 @@ std::vector<ChatMessage> messages(const json& body) {
   }
   return out;
 }
-
-}  // namespace
 
 SamplingOptions sampling_options(const json& body) {
   SamplingOptions s;
@@ -274,7 +274,7 @@ CompletionParams parse_completion_request(const json& body, const Tokenizer& tok
 CompletionParams parse_chat_request(const json& body, const Tokenizer& tok,
                                     const ChatTemplate& chat_template, int64_t context) {
   CompletionParams p = common(body, tok);
-  const std::string prompt = chat_template.render(messages(body));
+  const std::string prompt = chat_template.render(chat_messages(body));
   p.prompts = {encode(tok, prompt, "messages")};
   const int64_t rest = std::max<int64_t>(0, context - static_cast<int64_t>(p.prompts[0].size()));
   const char* key = field(body, "max_completion_tokens") ? "max_completion_tokens" : "max_tokens";

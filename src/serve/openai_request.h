@@ -42,6 +42,10 @@ CompletionParams parse_completion_request(const nlohmann::json& body, const Toke
 CompletionParams parse_chat_request(const nlohmann::json& body, const Tokenizer& tok,
                                     const ChatTemplate& chat_template, int64_t context);
 
+// body["messages"]: system (or developer), user and assistant messages, their content a
+// string or a list of text parts; ApiError 400 naming the message otherwise.
+std::vector<ChatMessage> chat_messages(const nlohmann::json& body);
+
 // temperature (0..2, 0 = greedy), top_p (0..1], top_k (>= 0) of a request body.
 SamplingOptions sampling_options(const nlohmann::json& body);
 // body[key] as a string (ApiError 400 naming key otherwise).

@@ -51,6 +51,7 @@ const std::map<std::string, std::string>& known_routes() {
       {"/metrics", "GET"},
       {"/tokenize", "POST"},
       {"/detokenize", "POST"},
+      {"/apply-template", "POST"},
       {"/tinylm/next-token", "POST"},
       {"/tinylm/attention", "POST"},
       {"/v1/completions", "POST"},
@@ -305,6 +306,8 @@ void Server::routes() {
         [this](const Req&, Res& res) { res.set_content(metrics(), "text/plain; version=0.0.4"); });
   s.Post("/tokenize", [this](const Req& req, Res& res) { answer_tokenize(model_, req, res); });
   s.Post("/detokenize", [this](const Req& req, Res& res) { answer_detokenize(model_, req, res); });
+  s.Post("/apply-template",
+         [this](const Req& req, Res& res) { answer_apply_template(model_, req, res); });
   s.Post("/tinylm/next-token",
          [this](const Req& req, Res& res) { answer_next_token(model_, *engine_, req, res); });
   s.Post("/tinylm/attention",

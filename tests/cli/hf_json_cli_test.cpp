@@ -76,6 +76,31 @@ TEST(HfJsonCli, EncodesDecodesAndChecks) {
   EXPECT_NE(r.output.find("1 passed, 1 failed"), std::string::npos) << r.output;
 }
 
+// --chat: the folder's chat template over a conversation file, as text or as ids (the
+// template's <s> and </s> parsed as the special tokens they are, no BOS added twice).
+TEST(HfJsonCli, ChatRendersTheFoldersTemplate) {
+  const HfCliFolder f;
+  f.write(
+      "tokenizer_config.json",
+      R"({"add_bos_token": true, "bos_token": "<s>", "eos_token": "</s>", "chat_template": )"
+      R"("{{ bos_token }}{% for m in messages %}{{ m.content }}{% if m.role == 'assistant' )"
+      R"(%}{{ eos_token }}{% endif %}{% endfor %}{% if add_generation_prompt %} {% endif %}"})");
+  const std::string chat =
+      f.write("chat.json",
+              R"([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hi"}])");
+  RunResult r = run_tinylm("tokenize --tokenizer " + f.dir.string() + " --chat " + chat +
+                           " --add-generation-prompt --text");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output, "<s>hihi</s> ");
+  r = run_tinylm("tokenize --tokenizer " + f.dir.string() + " --chat " + chat);
+  EXPECT_EQ(r.output, "1 7 4 5 2\n");  // "hihi": one "▁hi", then "h" "i"
+  expect_exit(2, "tokenize --tokenizer gpt2 --chat " + chat, "--chat needs --tokenizer FOLDER");
+  expect_exit(2, "tokenize --tokenizer " + f.dir.string() + " --text", "go with --chat");
+  const std::string bad = f.write("bad.json", R"({"turns": []})");
+  expect_exit(2, "tokenize --tokenizer " + f.dir.string() + " --chat " + bad,
+              "expected a list of messages");
+}
+
 TEST(HfJsonCli, BadFilesExitTwoNamingTheCause) {
   const HfCliFolder f;
   expect_exit(2, "tokenize --tokenizer " + (f.dir / "nowhere.json").string(),

@@ -26,10 +26,7 @@ fi
 [ -x "$bin" ] || { echo "run.sh: no tinylm binary at $bin" >&2; exit 2; }
 bin=$(realpath "$bin")
 cd "$here"
-if [ ! -d node_modules/@lenml/tokenizers ]; then
-  npm ci --prefer-offline --no-audit --no-fund >/dev/null 2>&1 ||
-    { echo "skipped: could not install @lenml/tokenizers (offline?)"; exit 77; }
-fi
+installed=$(bash install.sh) || { rc=$?; echo "$installed"; exit "$rc"; }  # 77: skipped
 
 data=${DATA:-$root/../shared/data}
 cases=$(mktemp "${TMPDIR:-/tmp}/tinylm-hf-json-diff.XXXXXX")

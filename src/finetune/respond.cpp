@@ -19,10 +19,15 @@ std::string trimmed(const std::string& s) {
 
 std::string respond(GPT& model, const Tokenizer& tokenizer, const InstructionEntry& entry,
                     int64_t max_new_tokens, decode::DecodeWeights weights) {
+  return respond_to_prompt(model, tokenizer, alpaca_prompt(entry) + kAlpacaResponseHeader,
+                           max_new_tokens, weights);
+}
+
+std::string respond_to_prompt(GPT& model, const Tokenizer& tokenizer, const std::string& text,
+                              int64_t max_new_tokens, decode::DecodeWeights weights) {
   const int32_t eot = tokenizer.eot_id();
-  require(eot >= 0, "the tokenizer has no <|endoftext|> to stop at");
-  const std::vector<int32_t> prompt =
-      tokenizer.encode(alpaca_prompt(entry) + kAlpacaResponseHeader);
+  require(eot >= 0, "the tokenizer has no end-of-text token to stop at");
+  const std::vector<int32_t> prompt = tokenizer.encode(text);
   GenerateOptions options;
   options.max_new_tokens = max_new_tokens;
   options.sampling.greedy = true;

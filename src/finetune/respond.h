@@ -20,4 +20,11 @@ std::string respond(GPT& model, const Tokenizer& tokenizer, const InstructionEnt
                     int64_t max_new_tokens,
                     decode::DecodeWeights weights = decode::DecodeWeights::kF32);
 
+// The same greedy answer to a prompt already rendered (a model's own chat template with
+// the generation prompt opened), stopping at the tokenizer's end of text (a tokenizer.json's
+// eos_token: <|im_end|>, <|eot_id|> ...).
+std::string respond_to_prompt(GPT& model, const Tokenizer& tokenizer, const std::string& prompt,
+                              int64_t max_new_tokens,
+                              decode::DecodeWeights weights = decode::DecodeWeights::kF32);
+
 }  // namespace tinylm::finetune

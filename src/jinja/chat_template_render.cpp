@@ -29,7 +29,8 @@ nlohmann::ordered_json read_special_tokens(const JsonField& config) {
 
 ChatTemplates ChatTemplates::from_config_text(std::string_view config_json,
                                               const std::string& where,
-                                              const std::string* jinja_text) {
+                                              const std::string* jinja_text,
+                                              const std::string& jinja_where) {
   const nlohmann::json doc = parse_json(config_json, where);
   const JsonField config(doc, where);
   config.require_object();
@@ -37,7 +38,7 @@ ChatTemplates ChatTemplates::from_config_text(std::string_view config_json,
   out.where_ = where;
   out.special_tokens_ = read_special_tokens(config);
   if (jinja_text) {
-    out.templates_.emplace("default", Template(*jinja_text, "chat_template.jinja"));
+    out.templates_.emplace("default", Template(*jinja_text, jinja_where));
     return out;
   }
   if (!config.has("chat_template") || config["chat_template"].is_null())
@@ -69,7 +70,8 @@ ChatTemplates ChatTemplates::load(const std::string& path) {
   if (has_jinja) jinja_text = read_file(jinja_file.string());
   const std::string config_text =
       fs::exists(config) || !has_jinja ? read_file(config.string()) : "{}";
-  return from_config_text(config_text, config.string(), has_jinja ? &jinja_text : nullptr);
+  return from_config_text(config_text, config.string(), has_jinja ? &jinja_text : nullptr,
+                          jinja_file.string());
 }
 
 std::vector<std::string> ChatTemplates::names() const {

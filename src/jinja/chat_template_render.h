@@ -50,9 +50,10 @@ class ChatTemplates {
   static ChatTemplates load(const std::string& path);
 
   // From the text of a tokenizer_config.json (`where` names it in messages), and the
-  // text of a chat_template.jinja when there is one (nullptr: none).
+  // text of a chat_template.jinja when there is one (nullptr: none; jinja_where names it).
   static ChatTemplates from_config_text(std::string_view config_json, const std::string& where,
-                                        const std::string* jinja_text = nullptr);
+                                        const std::string* jinja_text = nullptr,
+                                        const std::string& jinja_where = "chat_template.jinja");
 
   // The names of the templates ("default" for a single one).
   std::vector<std::string> names() const;

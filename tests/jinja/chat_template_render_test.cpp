@@ -102,6 +102,11 @@ TEST_F(ChatTemplateFolder, ChatTemplateJinjaWinsOverTheConfig) {
             "from config");
   write_file_atomic(dir_ + "/chat_template.jinja", "from file {{ eos_token }}\n");
   EXPECT_EQ(ChatTemplates::load(dir_).render(user_says("x")), "from file <e>");
+  write_file_atomic(dir_ + "/chat_template.jinja", "{% for m in messages %}");
+  const std::string error = testing::input_error([&] { ChatTemplates::load(dir_); });
+  EXPECT_NE(error.find(dir_ + "/chat_template.jinja: line 1: {% for %} is never closed"),
+            std::string::npos)
+      << error;
 }
 
 TEST_F(ChatTemplateFolder, AFolderWithoutATemplateSaysSo) {

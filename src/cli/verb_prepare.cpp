@@ -25,7 +25,8 @@ int run_prepare(int argc, char** argv) {
   double val_fraction = 0.1;
   int threads = 0;
   app.add_option("--tokenizer", tokenizer,
-                 "gpt2, char, word, or a folder with encoder.json + vocab.bpe")
+                 "gpt2, char, word, a folder with encoder.json + vocab.bpe, or a tokenizer.json "
+                 "(or a folder holding one; ids must fit uint16)")
       ->capture_default_str();
   app.add_option("--input", input, "the corpus (UTF-8 text)")->required()->check(kNonEmptyPath);
   app.add_option("--out", out, "output folder")->required()->check(kNonEmptyPath);

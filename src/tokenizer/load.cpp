@@ -80,9 +80,13 @@ std::unique_ptr<Tokenizer> tokenizer_for_corpus(const std::string& name, std::st
   // A folder with encoder.json + vocab.bpe (e.g. written by a BPE trainer).
   if (file_exists(name + "/encoder.json") && file_exists(name + "/vocab.bpe"))
     return std::make_unique<BpeTokenizer>(name, "bpe");
+  // A Hugging Face tokenizer.json, or a folder holding one (a model's).
+  if (file_exists(name + "/tokenizer.json") ||
+      (name.ends_with(".json") && file_exists(name) && !is_directory(name)))
+    return open_hf_json_tokenizer(name);
   throw InputError("unknown tokenizer \"" + name +
-                   "\" (expected char, word, addition, gpt2, or a folder with encoder.json + "
-                   "vocab.bpe)");
+                   "\" (expected char, word, addition, gpt2, a folder with encoder.json + "
+                   "vocab.bpe, or a tokenizer.json or a folder holding one)");
 }
 
 }  // namespace tinylm

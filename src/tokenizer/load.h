@@ -32,7 +32,8 @@ inline constexpr const char* kTinylmTokenizerFile = "tinylm_tokenizer.json";
 std::unique_ptr<Tokenizer> stored_folder_tokenizer(const std::string& dir);
 
 // The tokenizer a training run names in its config (data.tokenizer), built for `corpus`:
-// "char" and "word" take their vocabulary from the corpus; "addition" ignores it.
+// "char" and "word" take their vocabulary from the corpus; "addition" ignores it; "gpt2";
+// a folder with encoder.json + vocab.bpe; a tokenizer.json or a folder holding one.
 // Unknown names are an InputError.
 std::unique_ptr<Tokenizer> tokenizer_for_corpus(const std::string& name, std::string_view corpus);
 

@@ -180,6 +180,13 @@ TEST(HfJsonTokenizer, OpensAFileOrAFolder) {
   EXPECT_EQ(open_hf_json_tokenizer(dir.string())->encode("hello", true), (Ids{14}));
   EXPECT_EQ(open_hf_json_tokenizer((dir / "tokenizer.json").string())->encode("hello", true),
             (Ids{14}));
+  // data.tokenizer: the folder or the file names it for a run, chat_template.jinja's text
+  // is the template it keeps
+  std::ofstream(dir / "chat_template.jinja") << "{{ messages }}";
+  EXPECT_EQ(tokenizer_for_corpus(dir.string(), "")->kind(), "hf");
+  EXPECT_EQ(tokenizer_for_corpus((dir / "tokenizer.json").string(), "")->encode("hello"),
+            (Ids{14}));
+  EXPECT_EQ(open_hf_json_tokenizer(dir.string())->config()["chat_template"], "{{ messages }}");
   std::filesystem::remove(dir / "tokenizer.json");
   EXPECT_NE(testing::input_error([&] {
               open_hf_json_tokenizer(dir.string());

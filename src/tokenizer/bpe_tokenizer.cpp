@@ -1,54 +1,17 @@
 #include "tokenizer/bpe_tokenizer.h"
 
 #include <algorithm>
-#include <atomic>
 #include <nlohmann/json.hpp>
 
 #include "tokenizer/bpe_merge.h"
 #include "tokenizer/bpe_pretokenize.h"
 #include "tokenizer/bpe_utf8_lossy.h"
+#include "tokenizer/piece_cache.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/source_dir.h"
 
 namespace tinylm {
-
-namespace {
-
-// Results of merged pieces, per thread: piece bytes -> offset in ids, where
-// ids[offset] is the count and the ids follow. Cleared when it grows past the limits
-// or when another tokenizer uses the thread.
-struct PieceCache {
-  static constexpr size_t kMaxEntries = 1 << 18, kMaxIds = 1 << 22;
-  uint64_t owner = 0;
-  BytesMap index{1 << 12};
-  std::vector<int32_t> ids;
-
-  void reset(uint64_t new_owner) {
-    owner = new_owner;
-    index.clear();
-    ids.clear();
-  }
-  void store(std::string_view piece, const int32_t* first, size_t count) {
-    if (index.size() >= kMaxEntries || ids.size() + count + 1 > kMaxIds) reset(owner);
-    index.insert(piece, static_cast<uint32_t>(ids.size()));
-    ids.push_back(static_cast<int32_t>(count));
-    ids.insert(ids.end(), first, first + count);
-  }
-};
-
-PieceCache& thread_cache(uint64_t owner) {
-  thread_local PieceCache cache;
-  if (cache.owner != owner) cache.reset(owner);
-  return cache;
-}
-
-uint64_t next_cache_owner() {
-  static std::atomic<uint64_t> counter{0};
-  return ++counter;
-}
-
-}  // namespace
 
 std::string default_gpt2_dir() {
   return std::string(source_dir()) + "/data/gpt2";
@@ -76,7 +39,7 @@ BpeTokenizer::BpeTokenizer(BpeVocab vocab, std::string kind, std::string dir)
     : vocab_(std::move(vocab)),
       kind_(std::move(kind)),
       dir_(std::move(dir)),
-      cache_owner_(next_cache_owner()) {
+      cache_owner_(next_piece_cache_owner()) {
   require(kind_ == "gpt2" || kind_ == "bpe", "BPE tokenizer kind must be gpt2 or bpe");
   if (!dir_.empty()) pretokenizer_ = read_pretokenizer(dir_);
   for (const auto& [text, id] : vocab_.specials)
@@ -85,7 +48,7 @@ BpeTokenizer::BpeTokenizer(BpeVocab vocab, std::string kind, std::string dir)
 
 void BpeTokenizer::encode_ordinary_into(std::string_view text, size_t base,
                                         std::vector<int32_t>& out) const {
-  PieceCache& cache = thread_cache(cache_owner_);
+  PieceCache& cache = thread_piece_cache(cache_owner_);
   try {
     split_pieces(pretokenizer_, text, [&](std::string_view piece) {
       const uint32_t whole = vocab_.mergeable.find(piece);  // a single token: as is

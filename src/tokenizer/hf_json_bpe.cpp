@@ -1,11 +1,11 @@
 #include "tokenizer/hf_json_bpe.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 
 #include "tokenizer/bpe_vocab.h"
 #include "tokenizer/hf_json_fields.h"
+#include "tokenizer/piece_cache.h"
 #include "util/utf8.h"
 
 namespace tinylm {
@@ -13,38 +13,6 @@ namespace tinylm {
 namespace {
 
 constexpr size_t kMaxCachedWord = 256;
-
-// Ids of encoded words, per thread: word bytes -> offset in ids, where ids[offset] is
-// the count and the ids follow. Cleared when full or when another model uses the thread.
-struct HfWordCache {
-  static constexpr size_t kMaxEntries = 1 << 18, kMaxIds = 1 << 22;
-  uint64_t owner = 0;
-  BytesMap index{1 << 12};
-  std::vector<int32_t> ids;
-
-  void reset(uint64_t new_owner) {
-    owner = new_owner;
-    index.clear();
-    ids.clear();
-  }
-  void store(std::string_view word, const int32_t* first, size_t count) {
-    if (index.size() >= kMaxEntries || ids.size() + count + 1 > kMaxIds) reset(owner);
-    index.insert(word, static_cast<uint32_t>(ids.size()));
-    ids.push_back(static_cast<int32_t>(count));
-    ids.insert(ids.end(), first, first + count);
-  }
-};
-
-HfWordCache& hf_word_cache(uint64_t owner) {
-  thread_local HfWordCache cache;
-  if (cache.owner != owner) cache.reset(owner);
-  return cache;
-}
-
-uint64_t next_hf_cache_owner() {
-  static std::atomic<uint64_t> counter{0};
-  return ++counter;
-}
 
 // The bytes a token spelled in GPT-2's byte alphabet stands for; false if it has a
 // character outside the alphabet.
@@ -65,7 +33,7 @@ bool alphabet_to_bytes(std::string_view text, std::string& bytes) {
 }  // namespace
 
 HfBpeModel::HfBpeModel(const nlohmann::json& j, bool byte_level, const std::string& where)
-    : byte_level_(byte_level), cache_owner_(next_hf_cache_owner()) {
+    : byte_level_(byte_level), cache_owner_(next_piece_cache_owner()) {
   const std::string type = j.is_object() && j.contains("type") && j["type"].is_string()
                                ? j["type"].get<std::string>()
                                : "";
@@ -192,7 +160,7 @@ void HfBpeModel::encode_word(std::string_view word, std::vector<int32_t>& out) c
     }
   };
   if (word.size() > kMaxCachedWord) return whole_or_merged();
-  HfWordCache& cache = hf_word_cache(cache_owner_);
+  PieceCache& cache = thread_piece_cache(cache_owner_);
   const uint32_t at = cache.index.find(word);
   if (at != kAbsent) {
     const int32_t* p = cache.ids.data() + at;

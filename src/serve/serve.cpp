@@ -75,7 +75,8 @@ ServedModel served_model(const ServeOptions& options, const OpenedModel& loaded,
 }  // namespace
 
 ChatTemplate chat_template_for(const OpenedModel& m) {
-  if (std::optional<ChatTemplate> own = model_template(*m.tokenizer)) return *own;
+  if (m.tokenizer)
+    if (std::optional<ChatTemplate> own = model_template(*m.tokenizer)) return *own;
   const bool instruct = m.finetune_config && m.finetune_config->task == "instruct";
   return instruct ? alpaca_template() : plain_template();
 }

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "tokenizer/jsonl_cases.h"
 #include "util/error.h"
 #include "util/json_read.h"
 
@@ -32,41 +33,32 @@ std::string format_ids(const std::vector<int32_t>& ids) {
 BpeCheckResult check_jsonl(const BpeTokenizer& tokenizer, std::string_view jsonl,
                            const std::string& name, size_t keep) {
   BpeCheckResult result;
-  size_t pos = 0, line_no = 0;
-  while (pos < jsonl.size()) {
-    size_t eol = jsonl.find('\n', pos);
-    if (eol == std::string_view::npos) eol = jsonl.size();
-    const std::string_view line = jsonl.substr(pos, eol - pos);
-    pos = eol + 1;
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const std::string where = name + ":" + std::to_string(line_no);
-
-    const nlohmann::json j = parse_json_line(line, name, line_no);
-    require(j.is_object() && j.contains("text") && j["text"].is_string() && j.contains("ids") &&
-                j["ids"].is_array(),
-            where + ": expected {\"text\": string, \"ids\": [int, ...]}");
-    CheckMismatch c;
-    c.line = line_no;
-    c.text = j["text"].get<std::string>();
-    const JsonField ids(j["ids"], where, "ids");  // "<file>:<line>: ids[2] must be ..."
-    for (size_t i = 0; i < ids.size(); ++i)
-      c.expected.push_back(static_cast<int32_t>(ids[i].integer(0, INT32_MAX)));
-    const AllowedSpecials allowed = j.contains("allowed_special")
-                                        ? parse_allowed(j["allowed_special"], where)
-                                        : AllowedSpecials::none();
-    try {
-      c.got = tokenizer.encode(c.text, allowed);
-    } catch (const InputError& e) {
-      c.error = e.what();
-    }
-    if (c.error.empty() && c.got == c.expected) {
-      ++result.passed;
-    } else {
-      ++result.failed;
-      if (result.mismatches.size() < keep) result.mismatches.push_back(std::move(c));
-    }
-  }
+  for_each_jsonl_case(
+      jsonl, name, [&](const nlohmann::json& j, const std::string& where, size_t line_no) {
+        require(j.is_object() && j.contains("text") && j["text"].is_string() && j.contains("ids") &&
+                    j["ids"].is_array(),
+                where + ": expected {\"text\": string, \"ids\": [int, ...]}");
+        CheckMismatch c;
+        c.line = line_no;
+        c.text = j["text"].get<std::string>();
+        const JsonField ids(j["ids"], where, "ids");  // "<file>:<line>: ids[2] must be ..."
+        for (size_t i = 0; i < ids.size(); ++i)
+          c.expected.push_back(static_cast<int32_t>(ids[i].integer(0, INT32_MAX)));
+        const AllowedSpecials allowed = j.contains("allowed_special")
+                                            ? parse_allowed(j["allowed_special"], where)
+                                            : AllowedSpecials::none();
+        try {
+          c.got = tokenizer.encode(c.text, allowed);
+        } catch (const InputError& e) {
+          c.error = e.what();
+        }
+        if (c.error.empty() && c.got == c.expected) {
+          ++result.passed;
+        } else {
+          ++result.failed;
+          if (result.mismatches.size() < keep) result.mismatches.push_back(std::move(c));
+        }
+      });
   return result;
 }
 

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tokenizer/bpe_check.h"
+#include "tokenizer/jsonl_cases.h"
 #include "tokenizer/stream_decoder.h"
 #include "util/error.h"
 #include "util/json_read.h"
@@ -58,33 +59,26 @@ HfCheckMismatch check_case(const HfJsonTokenizer& tok, const nlohmann::json& j,
 HfCheckResult check_hf_jsonl(const HfJsonTokenizer& tokenizer, std::string_view jsonl,
                              const std::string& name, size_t keep) {
   HfCheckResult result;
-  size_t pos = 0, line_no = 0;
-  while (pos < jsonl.size()) {
-    size_t eol = jsonl.find('\n', pos);
-    if (eol == std::string_view::npos) eol = jsonl.size();
-    const std::string_view line = jsonl.substr(pos, eol - pos);
-    pos = eol + 1;
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const std::string where = name + ":" + std::to_string(line_no);
-    const nlohmann::json j = parse_json_line(line, name, static_cast<int64_t>(line_no));
-    require(j.is_object() && j.contains("text") && j["text"].is_string(),
-            where + ": expected {\"text\": string, ...}");
-    HfCheckMismatch m;
-    try {
-      m = check_case(tokenizer, j, where);
-    } catch (const InputError& e) {
-      m.text = j["text"].get<std::string>();
-      m.what = "error", m.got = e.what();
-    }
-    m.line = line_no;
-    if (m.what.empty()) {
-      ++result.passed;
-    } else {
-      ++result.failed;
-      if (result.mismatches.size() < keep) result.mismatches.push_back(std::move(m));
-    }
-  }
+  for_each_jsonl_case(jsonl, name,
+                      [&](const nlohmann::json& j, const std::string& where, size_t line_no) {
+                        require(j.is_object() && j.contains("text") && j["text"].is_string(),
+                                where + ": expected {\"text\": string, ...}");
+                        HfCheckMismatch m;
+                        try {
+                          m = check_case(tokenizer, j, where);
+                        } catch (const InputError& e) {
+                          m.text = j["text"].get<std::string>();
+                          m.what = "error", m.got = e.what();
+                        }
+                        m.line = line_no;
+                        if (m.what.empty()) {
+                          ++result.passed;
+                        } else {
+                          ++result.failed;
+                          if (result.mismatches.size() < keep)
+                            result.mismatches.push_back(std::move(m));
+                        }
+                      });
   return result;
 }
 

@@ -1,5 +1,6 @@
 #include "export/gguf_export.h"
 
+#include "export/gguf_hf_tokenizer.h"
 #include "model/gguf_lm.h"
 #include "tokenizer/bpe_spelling.h"
 #include "tokenizer/char_as_bpe.h"
@@ -70,7 +71,8 @@ Gguf export_gguf(OpenedModel& opened, GgmlType type, const std::string& name) {
   GPT& model = opened.language_model("tinylm export --format gguf");
   const auto* bpe = dynamic_cast<const BpeTokenizer*>(opened.tokenizer.get());
   const auto* chars = dynamic_cast<const CharTokenizer*>(opened.tokenizer.get());
-  require(bpe != nullptr || chars != nullptr, [&] {
+  const auto* hf = dynamic_cast<const HfJsonTokenizer*>(opened.tokenizer.get());
+  require(bpe != nullptr || chars != nullptr || hf != nullptr, [&] {
     const std::string kind = opened.tokenizer ? opened.tokenizer->kind() : "missing";
     if (kind == "word")
       return std::string(
@@ -78,11 +80,14 @@ Gguf export_gguf(OpenedModel& opened, GgmlType type, const std::string& name) {
           "spaces between words (Raschka's SimpleTokenizerV2), which no byte-level BPE "
           "vocabulary can reproduce exactly; export --format hf writes the weights");
     return "a " + kind +
-           " tokenizer: GGUF export takes GPT-2 BPE, trained BPE and char vocabularies";
+           " tokenizer: GGUF export takes GPT-2 BPE, trained BPE, char and byte-level "
+           "tokenizer.json vocabularies";
   });
   Gguf g = model_to_gguf(model, type, name);
   if (bpe)
     add_gguf_tokenizer(*bpe, model.config().vocab_size, g);
+  else if (hf)
+    add_gguf_hf_tokenizer(*hf, model.config().vocab_size, g);
   else
     add_gguf_char_tokenizer(*chars, model.config().vocab_size, g);
   return g;

@@ -12,8 +12,9 @@
 // GPT-2 BPE and trained BPE vocabularies with GPT-2's pre-tokeniser are exported, and a
 // char vocabulary as the byte-level BPE vocabulary that cuts texts as it does
 // (tokenizer/char_as_bpe.h; it has no end-of-text token, so none is named and llama.cpp
-// takes its gpt2 default, id 11, as one). Other tokenizers (word, letters-marks BPE) and
-// classifiers are refused, naming them.
+// takes its gpt2 default, id 11, as one). A tokenizer.json tokenizer goes out through
+// export/gguf_hf_tokenizer.h. Other tokenizers (word, letters-marks BPE) and classifiers
+// are refused, naming them.
 #pragma once
 #include <string>
 

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/gguf_lm.h"
+#include "open/gguf_tokenizer_json.h"
 #include "tokenizer/char_as_bpe.h"
 #include "tokenizer/char_tokenizer.h"
 #include "util/error.h"
@@ -18,9 +19,16 @@ std::unique_ptr<Tokenizer> gguf_tokenizer(const Gguf& g) {
   });
   if (g.find("tokenizer.ggml.pre")) {
     const std::string pre = g.get_string("tokenizer.ggml.pre");
-    require(pre == "gpt-2" || pre == "default", [&] {
-      return g.source + ": tokenizer.ggml.pre '" + pre + "' is not GPT-2's pre-tokeniser";
-    });
+    if (pre != "gpt-2" && pre != "default") {
+      const GgufPretokenizer* row = find_gguf_pretokenizer(pre);
+      require(row != nullptr, [&] {
+        std::string names;
+        for (const GgufPretokenizer& r : gguf_pretokenizers()) names += " " + r.name;
+        return g.source + ": tokenizer.ggml.pre '" + pre +
+               "' is not a pre-tokeniser tinylm reads (it reads" + names + ")";
+      });
+      return gguf_tokenizer_json(g, *row);
+    }
   }
   const GgufValue& tokens = g.get("tokenizer.ggml.tokens");
   const GgufValue& merges = g.get("tokenizer.ggml.merges");

@@ -89,12 +89,15 @@ void HfJsonTokenizer::index_tokens() {
     if (added_text.find(text_[id]) != kAbsent) is_added_[id] = true;
 }
 
+int32_t HfJsonTokenizer::id_of(const std::string& text) const {
+  const int32_t added = added_id(text);
+  return added >= 0 ? added : model_->id_of(text);
+}
+
 int32_t HfJsonTokenizer::config_token_id(const char* key, const std::string& name) const {
   const std::string text = config_token(config_, key, name);
   if (text.empty()) return -1;
-  const int32_t added = added_id(text);
-  if (added >= 0) return added;
-  const int32_t id = model_->id_of(text);
+  const int32_t id = id_of(text);
   require(id >= 0, name + ": " + std::string(key) + " \"" + text + "\" is not a token");
   return id;
 }

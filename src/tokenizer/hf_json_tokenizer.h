@@ -64,8 +64,13 @@ class HfJsonTokenizer : public Tokenizer {
   // there was none): the ones above, its chat_template (chat_template.jinja's text when
   // that file is beside it) and model_max_length.
   const std::string& json_text() const { return json_text_; }
+  const std::string& name() const { return name_; }  // the file, for messages
   const nlohmann::json& config() const { return config_; }
   bool is_special(int32_t id) const { return id >= 0 && id < vocab_size_ && special_[id]; }
+  // Whether the id is an added token (added_tokens, or spelled as one).
+  bool is_added(int32_t id) const { return id >= 0 && id < vocab_size_ && is_added_[id]; }
+  // The id of the token spelled `text` (an added token's content first), or -1.
+  int32_t id_of(const std::string& text) const;
   // The token's text as the vocabulary (or the added tokens) spell it.
   const std::string& token_text(int32_t id) const { return text_[id]; }
 

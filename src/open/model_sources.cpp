@@ -64,8 +64,8 @@ std::unique_ptr<Tokenizer> hf_folder_tokenizer(const std::string& dir, const Ope
   return stored ? std::move(stored) : gpt2_tokenizer(o);
 }
 
-// A llama-family folder's tokenizer: tinylm's own, else its tokenizer.json (Qwen's,
-// Llama 3's: tokenizer/hf_json_tokenizer.h, with tokenizer_config.json), else
+// A llama-family folder's tokenizer: tinylm's own, else its tokenizer.json (SmolLM2's,
+// Qwen's, Llama 3's: tokenizer/hf_json_tokenizer.h, with tokenizer_config.json), else
 // GPT-2's byte-level BPE where tokenizer_config.json names GPT2Tokenizer and the folder
 // has no tokenizer.json (vocab.json and merges.txt as GPT-2's).
 std::unique_ptr<Tokenizer> llama_folder_tokenizer(const std::string& dir, const OpenOptions& o) {

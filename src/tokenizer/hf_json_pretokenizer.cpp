@@ -82,6 +82,9 @@ void HfPreTokenizer::add(const nlohmann::json& j, const std::string& where) {
       throw InputError(where + " Metaspace: unknown prepend_scheme \"" + scheme + "\"");
     if (!hf_json::bool_field(j, "add_prefix_space", true, where)) s.prepend = Step::kNever;
     s.split = hf_json::bool_field(j, "split", true, where + " Metaspace");
+  } else if (type == "Digits") {
+    s.kind = Step::kDigits;
+    s.individual_digits = hf_json::bool_field(j, "individual_digits", false, where + " Digits");
   } else if (type == "ByteLevel") {
     s.kind = Step::kByteLevel;
     s.add_prefix_space = hf_json::bool_field(j, "add_prefix_space", false, where);
@@ -90,7 +93,7 @@ void HfPreTokenizer::add(const nlohmann::json& j, const std::string& where) {
     byte_level_ = true;
   } else {
     throw InputError(where + ": unsupported pre-tokenizer type \"" + type +
-                     "\" (tinylm reads Split, ByteLevel, Metaspace and Sequence)");
+                     "\" (tinylm reads Split, Digits, ByteLevel, Metaspace and Sequence)");
   }
   steps_.push_back(std::move(s));
 }
@@ -105,6 +108,9 @@ void HfPreTokenizer::split(std::string_view text, bool first, HfWords& out) cons
         break;
       case Step::kMetaspace:
         apply_metaspace(s, first, out);
+        break;
+      case Step::kDigits:
+        apply_digits(s, out);
         break;
       case Step::kByteLevel:
         apply_byte_level(s, out);
@@ -197,6 +203,24 @@ void HfPreTokenizer::apply_metaspace(const Step& s, bool first, HfWords& words) 
     next.spans.push_back({start, end});
   }
   words = std::move(next);
+}
+
+// Each word cut into its runs of non-digits and its digits (one by one, or runs). Bytes
+// 0x30-0x39 are never part of a longer UTF-8 character, so bytes are scanned.
+void HfPreTokenizer::apply_digits(const Step& s, HfWords& words) const {
+  const auto is_digit = [&](uint32_t i) { return words.text[i] >= '0' && words.text[i] <= '9'; };
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (const auto& [begin, end] : words.spans) {
+    for (uint32_t at = begin; at < end;) {
+      const bool digit = is_digit(at);
+      uint32_t next = at + 1;
+      if (!digit || !s.individual_digits)
+        while (next < end && is_digit(next) == digit) ++next;
+      out.push_back({at, next});
+      at = next;
+    }
+  }
+  words.spans = std::move(out);
 }
 
 void HfPreTokenizer::apply_byte_level(const Step& s, HfWords& words) const {

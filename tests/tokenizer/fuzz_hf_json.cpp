@@ -55,7 +55,8 @@ std::string fuzz_tokenizer_json(bool byte_level) {
     j["pre_tokenizer"] = {
         {"type", "Sequence"},
         {"pretokenizers",
-         {{{"type", "Split"},
+         {{{"type", "Digits"}, {"individual_digits", true}},
+          {{"type", "Split"},
            {"pattern",
             {{"Regex", "(?i:'s|'t|'re|'ve|'m|'ll|'d)|\\p{L}+|\\p{N}{1,3}|\\s+(?!\\S)|\\s+|."}}},
            {"behavior", "Isolated"}},

@@ -1,5 +1,5 @@
 // The parts of the tokenizer.json reader on their own: NFC, the regex rewriting to
-// JavaScript's meaning, and the pre-tokenizers' cuts (Split behaviors, Metaspace).
+// JavaScript's meaning, and the pre-tokenizers' cuts (Split behaviors, Metaspace, Digits).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -91,6 +91,49 @@ TEST(HfJsonPreTokenizer, MetaspaceAndByteLevel) {
               HfPreTokenizer({{"type", "Whitespace"}}, "t.json: pre_tokenizer");
             }).find("t.json: pre_tokenizer: unsupported pre-tokenizer type \"Whitespace\""),
             std::string::npos);
+}
+
+nlohmann::json hf_digits(bool individual) {
+  return {{"type", "Digits"}, {"individual_digits", individual}};
+}
+
+// SmolLM2's pre-tokenizer: Digits, then ByteLevel's pattern on each of its words.
+nlohmann::json hf_smollm2_pre() {
+  const nlohmann::json bytes = {{"type", "ByteLevel"},
+                                {"add_prefix_space", false},
+                                {"trim_offsets", true},
+                                {"use_regex", true}};
+  return {{"type", "Sequence"}, {"pretokenizers", {hf_digits(true), bytes}}};
+}
+
+// Expected words from transformers.js 3.7.2's DigitsPreTokenizer and its Sequence.
+TEST(HfJsonPreTokenizer, DigitsCutsAsciiDigitsAsTransformersJs) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(hf_cut(hf_digits(true), "Hey 123 friend!"), (V{"Hey ", "1", "2", "3", " friend!"}));
+  EXPECT_EQ(hf_cut(hf_digits(false), "Hey 123 friend!"), (V{"Hey ", "123", " friend!"}));
+  EXPECT_EQ(hf_cut({{"type", "Digits"}}, "a1b22"), (V{"a", "1", "b", "22"}));  // runs by default
+  EXPECT_EQ(hf_cut(hf_digits(true), "0 9"), (V{"0", " ", "9"}));
+  EXPECT_EQ(hf_cut(hf_digits(true), ""), V{});
+  // JavaScript's \d is 0-9: other numerals stay inside their words.
+  EXPECT_EQ(hf_cut(hf_digits(true), "x\u00b2\u00bd \u0661\u0662 \u216b\uff11\uff123"),
+            (V{"x\u00b2\u00bd \u0661\u0662 \u216b\uff11\uff12", "3"}));
+  EXPECT_NE(testing::input_error([] {
+              HfPreTokenizer({{"type", "Digits"}, {"individual_digits", "yes"}}, "t.json: p");
+            }).find("\"individual_digits\" must be true or false"),
+            std::string::npos);
+}
+
+TEST(HfJsonPreTokenizer, ByteLevelAfterDigitsCutsEachDigitsWordAlone) {
+  using V = std::vector<std::string>;
+  const nlohmann::json pre = hf_smollm2_pre();
+  // GPT-2's pattern over the whole text would give "\n", "\n", "1" and " ", " 12".
+  EXPECT_EQ(hf_cut(pre, "\n\n1"), (V{"\n\n", "1"}));
+  EXPECT_EQ(hf_cut(pre, "  42"), (V{"  ", "4", "2"}));
+  EXPECT_EQ(hf_cut(pre, "a  12\n\n3 \u00bd"), (V{"a", "  ", "1", "2", "\n\n", "3", " \u00bd"}));
+  EXPECT_EQ(hf_cut(pre, "Hey 123 friend!"), (V{"Hey", " ", "1", "2", "3", " friend", "!"}));
+  EXPECT_EQ(hf_cut(pre, "x\u00b2\u00bd \u0661\u0662 \u216b\uff11\uff123"),
+            (V{"x", "\u00b2\u00bd", " \u0661\u0662", " \u216b\uff11\uff12", "3"}));
+  EXPECT_TRUE(HfPreTokenizer(pre, "t").byte_level());
 }
 
 }  // namespace

@@ -55,10 +55,14 @@ for pretokenizer in gpt2 letters-marks; do
     --fixture "$root/tests/fixtures/tiktoken-gpt2.jsonl" --random "${RANDOM_TEXTS:-2000}" \
     --seed "${SEED:-1}" >"$work/cases.jsonl"
   # The same ids as the encoder.json check reads them: every special token allowed.
-  skip=false  # leave out the texts holding U+0085 or U+FEFF (above)
-  [ "$pretokenizer" = gpt2 ] && skip=true
-  jq -c --argjson skip "$skip" 'select($skip and (.text | explode | any(. == 133 or . == 65279))
-    | not) | {text, ids, allowed_special: "all"}' "$work/cases.jsonl" >"$work/bpe-cases.jsonl"
+  # For gpt2, the texts holding U+0085 or U+FEFF are left out (above).
+  node -e 'const skip = process.argv[1] === "gpt2" ? /[\u0085\ufeff]/u : null;
+    for (const line of require("fs").readFileSync(0, "utf8").split("\n")) {
+      if (!line) continue;
+      const c = JSON.parse(line);
+      if (!skip || !skip.test(c.text))
+        console.log(JSON.stringify({ text: c.text, ids: c.ids, allowed_special: "all" }));
+    }' "$pretokenizer" <"$work/cases.jsonl" >"$work/bpe-cases.jsonl"
   echo "bpe-train $pretokenizer (@lenml/tokenizers $version): $(wc -l <"$work/cases.jsonl") texts"
   echo -n "  tokenizer.json: "
   "$bin" tokenize --tokenizer "$dir" --check "$work/cases.jsonl" || status=1

@@ -18,7 +18,8 @@ bool is_special_token(const BpeVocab& v, int32_t id);
 std::vector<std::string> bpe_merge_texts(const BpeVocab& v);
 
 // InputError unless the tokenizer cuts text as GPT-2 does (the only pre-tokeniser that
-// GGUF's and Hugging Face's byte-level BPE express); `format` names the target.
+// GGUF's byte-level BPE expresses; tokenizer.json takes letters-marks as a Split,
+// hf_pretokenizer_json.h); `format` names the target.
 void require_gpt2_pretokenizer(const BpeTokenizer& tokenizer, const std::string& format);
 
 }  // namespace tinylm

@@ -2,8 +2,8 @@
 // itself (`tinylm export --format hf`, `tinylm lora merge`): a folder without them is
 // read with GPT-2's tokenizer, so a model trained on another vocabulary would decode
 // wrong text.
-//   a BPE vocabulary     Hugging Face's files (hf_tokenizer_files.h; a pre-tokeniser
-//                        other than GPT-2's is refused, naming it)
+//   a BPE vocabulary     Hugging Face's files (hf_tokenizer_files.h; the letters-marks
+//                        pre-tokeniser as a Split before ByteLevel)
 //   a tokenizer.json     the file as read, and tokenizer_config.json with the settings
 //                        tinylm kept of it (tokens, BOS/EOS rules, chat template)
 //   any vocabulary but   its to_json() as kTinylmTokenizerFile (load.h), which tinylm

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tokenizer/bpe_spelling.h"
+#include "tokenizer/hf_pretokenizer_json.h"
 #include "util/files.h"
 
 namespace tinylm {
@@ -46,10 +47,30 @@ nlohmann::json added_tokens(const BpeVocab& v) {
   return out;
 }
 
+// bos/eos/unk: the end-of-text token (none without one).
+nlohmann::json special_tokens(const BpeTokenizer& tokenizer) {
+  if (tokenizer.eot_id() < 0) return nlohmann::json::object();
+  const std::string eot = bpe_token_text(tokenizer.vocab(), tokenizer.eot_id());
+  return {{"bos_token", eot}, {"eos_token", eot}, {"unk_token", eot}};
+}
+
+// tokenizer_config.json's settings: the end-of-text token as bos/eos/unk, no BOS added,
+// no clean-up of spaces.
+nlohmann::json hf_tokenizer_config(const BpeTokenizer& tokenizer,
+                                   const std::string& tokenizer_class) {
+  nlohmann::json config = special_tokens(tokenizer);
+  config.update({{"add_bos_token", false},
+                 {"add_prefix_space", false},
+                 {"clean_up_tokenization_spaces", false},
+                 {"errors", "replace"},
+                 {"pad_token", nullptr},
+                 {"tokenizer_class", tokenizer_class}});
+  return config;
+}
+
 }  // namespace
 
 nlohmann::json hf_tokenizer_json(const BpeTokenizer& tokenizer) {
-  require_gpt2_pretokenizer(tokenizer, "Hugging Face's GPT-2 tokenizer");
   const BpeVocab& v = tokenizer.vocab();
   const nlohmann::json model = {{"type", "BPE"},
                                 {"dropout", nullptr},
@@ -66,36 +87,34 @@ nlohmann::json hf_tokenizer_json(const BpeTokenizer& tokenizer) {
           {"padding", nullptr},
           {"added_tokens", added_tokens(v)},
           {"normalizer", nullptr},
-          {"pre_tokenizer", byte_level(false, true)},
+          {"pre_tokenizer", hf_pre_tokenizer_json(tokenizer.pretokenizer())},
           {"post_processor", byte_level(true, false)},
           {"decoder", byte_level(true, true)},
           {"model", model}};
 }
 
+void write_hf_tokenizer_json(const BpeTokenizer& tokenizer, const std::string& dir) {
+  // Hugging Face's class for a tokenizer.json alone (no vocab.json, merges.txt)
+  const nlohmann::json config = hf_tokenizer_config(tokenizer, "PreTrainedTokenizerFast");
+  write_file_atomic(dir + "/tokenizer.json", hf_tokenizer_json(tokenizer).dump(2) + "\n");
+  write_file_atomic(dir + "/tokenizer_config.json", config.dump(2) + "\n");
+}
+
 void write_hf_tokenizer_files(const BpeTokenizer& tokenizer, int64_t model_max_length,
                               const std::string& dir) {
-  const nlohmann::json tokenizer_json = hf_tokenizer_json(tokenizer);  // checks first
   const BpeVocab& v = tokenizer.vocab();
   std::string merges = "#version: 0.2\n";
   for (const std::string& m : bpe_merge_texts(v)) merges += m + "\n";
-  nlohmann::json specials = nlohmann::json::object();
-  if (tokenizer.eot_id() >= 0) {
-    const std::string eot = bpe_token_text(v, tokenizer.eot_id());
-    specials = {{"bos_token", eot}, {"eos_token", eot}, {"unk_token", eot}};
-  }
-  nlohmann::json config = specials;
-  config.update({{"add_bos_token", false},
-                 {"add_prefix_space", false},
-                 {"clean_up_tokenization_spaces", false},
-                 {"errors", "replace"},
-                 {"model_max_length", model_max_length},
-                 {"pad_token", nullptr},
-                 {"tokenizer_class", "GPT2Tokenizer"}});
+  // GPT2Tokenizer (transformers' slow one too) cuts text as GPT-2 does only
+  const bool gpt2 = tokenizer.pretokenizer() == Pretokenizer::Gpt2;
+  nlohmann::json config =
+      hf_tokenizer_config(tokenizer, gpt2 ? "GPT2Tokenizer" : "PreTrainedTokenizerFast");
+  config["model_max_length"] = model_max_length;
   write_file_atomic(dir + "/vocab.json", vocab_text(v) + "\n");
   write_file_atomic(dir + "/merges.txt", merges);
-  write_file_atomic(dir + "/tokenizer.json", tokenizer_json.dump(2) + "\n");
+  write_file_atomic(dir + "/tokenizer.json", hf_tokenizer_json(tokenizer).dump(2) + "\n");
   write_file_atomic(dir + "/tokenizer_config.json", config.dump(2) + "\n");
-  write_file_atomic(dir + "/special_tokens_map.json", specials.dump(2) + "\n");
+  write_file_atomic(dir + "/special_tokens_map.json", special_tokens(tokenizer).dump(2) + "\n");
 }
 
 }  // namespace tinylm

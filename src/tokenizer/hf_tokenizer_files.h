@@ -4,12 +4,15 @@
 //   vocab.json               token text -> id (encoder.json's format)
 //   merges.txt               "#version: 0.2" and "left right" per merge (vocab.bpe's)
 //   tokenizer.json           the `tokenizers` library's format: model BPE with that vocab
-//                            and merges, GPT-2's ByteLevel pre-tokenizer (its regex) and
-//                            decoder, the special tokens as added tokens
-//   tokenizer_config.json    GPT2Tokenizer, <|endoftext|> (or the vocabulary's end-of-text
-//                            token) as bos/eos/unk, no bos added, model_max_length
+//                            and merges, the vocabulary's pre-tokeniser (GPT-2's ByteLevel
+//                            with its regex, or letters-marks as a Split before ByteLevel:
+//                            hf_pretokenizer_json.h), ByteLevel decoder, the special
+//                            tokens as added tokens
+//   tokenizer_config.json    GPT2Tokenizer (PreTrainedTokenizerFast for letters-marks,
+//                            which GPT-2's slow tokenizer cannot cut), <|endoftext|> (or the
+//                            vocabulary's end-of-text token) as bos/eos/unk, no bos added,
+//                            model_max_length
 //   special_tokens_map.json  the same special tokens
-// GPT-2 BPE and trained BPE with GPT-2's pre-tokeniser; others are refused, naming it.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
@@ -21,6 +24,10 @@ namespace tinylm {
 
 // The `tokenizers` library's tokenizer.json for this vocabulary.
 nlohmann::json hf_tokenizer_json(const BpeTokenizer& tokenizer);
+
+// Writes tokenizer.json and a tokenizer_config.json for it alone (PreTrainedTokenizerFast,
+// no model_max_length) into dir (which exists): `tinylm bpe-train`'s folder.
+void write_hf_tokenizer_json(const BpeTokenizer& tokenizer, const std::string& dir);
 
 // Writes the five files above into dir (which exists).
 void write_hf_tokenizer_files(const BpeTokenizer& tokenizer, int64_t model_max_length,

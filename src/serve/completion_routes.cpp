@@ -11,6 +11,7 @@
 #include "serve/api_error.h"
 #include "serve/connection.h"
 #include "serve/openai_request.h"
+#include "serve/tool_call_parse.h"
 #include "tokenizer/stream_decoder.h"
 #include "util/error.h"
 
@@ -131,10 +132,13 @@ json Answer::choice_json(const Choice& c) const {
   json j = {{"index", c.index},
             {"logprobs", logprobs(c, 0, c.tokens.size())},
             {"finish_reason", c.last.finish_reason}};
-  if (api == Api::kChat)
-    j["message"] = {{"role", "assistant"}, {"content", c.text}};
-  else
+  if (api != Api::kChat) {
     j["text"] = c.text;
+    return j;
+  }
+  j["message"] = assistant_message(c.text, params.tools, [] { return random_id("call_"); });
+  if (j["message"].contains("tool_calls") && c.last.finish_reason == "stop")
+    j["finish_reason"] = "tool_calls";
   return j;
 }
 

@@ -244,7 +244,10 @@ CompletionParams parse_chat_request(const nlohmann::ordered_json& ordered, const
                                     const ChatTemplate& chat_template, int64_t context) {
   const json body(ordered);
   CompletionParams p = common(body, tok);
-  const std::string prompt = chat_template.render_conversation(chat_conversation(ordered));
+  const ChatConversation conversation = chat_conversation(ordered);
+  const std::string prompt = chat_template.render_conversation(conversation);
+  p.tools =
+      chat_template.name == "model" && conversation.tools.is_array() && !conversation.tools.empty();
   p.prompts = {encode(tok, prompt, "messages")};
   const int64_t rest = std::max<int64_t>(0, context - static_cast<int64_t>(p.prompts[0].size()));
   const char* key = field(body, "max_completion_tokens") ? "max_completion_tokens" : "max_tokens";

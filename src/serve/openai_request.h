@@ -8,7 +8,8 @@
 //     (logit_adjust.h), echo, logprobs (0..5), stream, stream_options.include_usage,
 //     ignore_eos (llama.cpp's extension: go on past <|endoftext|>, for benchmarks)
 //   chat: messages (system / developer / user / assistant / tool; content a string or a
-//     list of text parts; tool calls), tools and chat_template_kwargs (chat_request.h)
+//     list of text parts; tool calls), tools and chat_template_kwargs (chat_request.h;
+//     the calls in an answer at once: tool_call_parse.h)
 //     rendered with the model's template (chat_template.h), max_tokens or
 //     max_completion_tokens (default: the rest of the context), logprobs (bool) and
 //     top_logprobs (0..20), and the same sampling fields
@@ -33,6 +34,9 @@ struct CompletionParams {
   bool echo = false;             // completions: the prompt's text before the completion
   int logprobs = -1;             // -1: none; else alternatives per token
   bool stream = false, include_usage = false;
+  // chat: tools were offered to the model's own template; an answer at once (not a
+  // stream) that holds tool calls answers them as tool_calls (tool_call_parse.h)
+  bool tools = false;
 };
 
 inline constexpr int64_t kMaxChoices = 16;

@@ -7,7 +7,6 @@
 #include "cli/model_flags.h"
 #include "finetune/respond.h"
 #include "generate/generate.h"
-#include "serve/chat_template.h"
 #include "util/error.h"
 
 namespace tinylm::cli {
@@ -20,8 +19,9 @@ int run_respond(int argc, char** argv) {
       "The response of an instruction fine-tuned run (tinylm finetune --task instruct) "
       "to one instruction: the Alpaca prompt, greedy decoding up to <|endoftext|>. Any "
       "other language model answers the same prompt (the course's ch. 7 before "
-      "fine-tuning), but a model with its own chat template (tokenizer_config.json) is asked "
-      "in that template, the instruction as the user's message.",
+      "fine-tuning), but a model with its own chat template (tokenizer_config.json), "
+      "fine-tuned or not, is asked in that template, the instruction (and input) as the "
+      "user's message, as finetune trained it and serve renders it.",
       "tinylm respond"};
   ModelFlags source;
   DecodeFlags decode;
@@ -47,16 +47,9 @@ int run_respond(int argc, char** argv) {
                     : loaded.finetune_config ? loaded.finetune_config->finetune.max_new_tokens
                                              : kDefaultResponseTokens;
   const decode::DecodeWeights weights = chosen_decode_weights(decode, loaded);  // a GGUF's own
-  // A model with its own chat template (not an Alpaca-tuned run) is asked in it: the
-  // instruction (and input) as one user message.
-  const std::optional<serve::ChatTemplate> own =
-      loaded.finetune_config ? std::nullopt : serve::model_template(*loaded.tokenizer);
-  const std::string user =
-      entry.input.empty() ? entry.instruction : entry.instruction + "\n\n" + entry.input;
-  const std::string response =
-      own ? finetune::respond_to_prompt(model, *loaded.tokenizer, own->render({{"user", user}}), n,
-                                        weights)
-          : finetune::respond(model, *loaded.tokenizer, entry, n, weights);
+  // Asked as fine-tuning formats the entry: Alpaca's prompt, or the model's own chat
+  // template (the instruction and input as the user's message), as `serve` renders it.
+  const std::string response = finetune::respond(model, *loaded.tokenizer, entry, n, weights);
   std::printf("%s\n", response.c_str());
   return 0;
 }

@@ -10,6 +10,20 @@
 
 namespace tinylm {
 
+namespace {
+
+// Every target equal to pad_id after the first one: the first end-of-text is learned.
+void ignore_padding(std::vector<int32_t>& targets, int32_t pad_id) {
+  bool seen_end = false;
+  for (int32_t& t : targets) {
+    if (t != pad_id) continue;
+    if (seen_end) t = kIgnoreTarget;
+    seen_end = true;
+  }
+}
+
+}  // namespace
+
 Batch collate_instructions(const std::vector<EncodedInstruction>& examples,
                            std::span<const int64_t> indices, const InstructionCollateOptions& o) {
   require(!indices.empty(), "instruction batch: no examples");
@@ -32,11 +46,11 @@ Batch collate_instructions(const std::vector<EncodedInstruction>& examples,
     const EncodedInstruction& e = examples[i];
     std::fill(std::copy(e.ids.begin(), e.ids.end(), padded.begin()), padded.end(), o.pad_id);
     std::vector<int32_t> targets(padded.begin() + 1, padded.end());  // [L-1]
-    bool seen_end = false;
-    for (int32_t& t : targets) {
-      if (t != o.pad_id) continue;
-      if (seen_end) t = kIgnoreTarget;
-      seen_end = true;
+    if (e.ends_turn) {  // the ids end with their end-of-turn token: no target after it
+      const auto n = static_cast<int64_t>(e.ids.size());
+      for (int64_t j = std::max<int64_t>(n - 1, 0); j < L - 1; ++j) targets[j] = kIgnoreTarget;
+    } else {
+      ignore_padding(targets, o.pad_id);
     }
     if (o.mask_prompt)
       for (int64_t j = 0; j < std::min<int64_t>(e.prompt_length - 1, L - 1); ++j)

@@ -6,6 +6,10 @@
 //     targets_i = padded_i[1 : L]                               [L-1]
 //     targets_i: every target equal to pad_id after the first one -> kIgnoreTarget (-100)
 //                (the first end-of-text stays: the model learns to stop)
+//                An entry in a chat template (ends_turn: its ids end with the template's
+//                end-of-turn token, which is the one learned to stop at): every target
+//                from position |s_i| - 1 on -> kIgnoreTarget, whatever its value
+//                (the end-of-turn token may be pad_id and also close the user's turn)
 //     mask_prompt: targets_i[j] -> kIgnoreTarget for j < prompt_length_i - 1 (targets
 //                that are prompt tokens)
 //   then, if allowed_max_length > 0, inputs and targets keep their first

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/instruction_chat.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/json_read.h"
@@ -85,10 +86,11 @@ InstructionData load_instruction_data(const std::string& path, const Tokenizer& 
   const auto n_test = static_cast<int64_t>(static_cast<double>(n) * o.test_fraction);
   require(n_train > 0, path + ": the training split is empty (" + std::to_string(n) + " entries)");
 
+  const InstructionFormat format = InstructionFormat::of(tokenizer);
   InstructionData data;
   for (int64_t i = 0; i < n; ++i) {
     InstructionSet& set = i < n_train ? data.train : i < n_train + n_test ? data.test : data.val;
-    set.encoded.push_back(encode_instruction(tokenizer, entries[i]));
+    set.encoded.push_back(encode_instruction(tokenizer, entries[i], format));
     data.longest = std::max<int64_t>(data.longest, set.encoded.back().ids.size());
     set.entries.push_back(std::move(entries[i]));
   }

@@ -45,9 +45,12 @@ std::string alpaca_text(const InstructionEntry& entry);
 
 // An entry as token ids: ids = encode(alpaca_text), prompt_length = the number of ids of
 // encode(alpaca_prompt) (the course's way of finding the prompt for mask_prompt).
+// In a model's chat template (data/instruction_chat.h) the ids end with the template's
+// end-of-turn token (ends_turn), which the model learns to stop at.
 struct EncodedInstruction {
   std::vector<int32_t> ids;
   int64_t prompt_length = 0;
+  bool ends_turn = false;  // false: the collate appends the end-of-text to learn
 };
 EncodedInstruction encode_instruction(const Tokenizer& tokenizer, const InstructionEntry& entry);
 
@@ -68,8 +71,9 @@ struct InstructionSplitOptions {
   double test_fraction = 0.10;
 };
 
-// read_instruction_file -> split -> encode_instruction. InputError also for fractions
-// outside [0, 1] or summing above 1, and for an empty training split.
+// read_instruction_file -> split -> encode_instruction in the tokenizer's format (Alpaca,
+// or the model's own chat template: data/instruction_chat.h). InputError also for
+// fractions outside [0, 1] or summing above 1, and for an empty training split.
 InstructionData load_instruction_data(const std::string& path, const Tokenizer& tokenizer,
                                       const InstructionSplitOptions& options = {});
 

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "backend/registry.h"
+#include "data/instruction_chat.h"
 #include "data/instruction_collate.h"
 #include "data/instruction_data.h"
 #include "finetune/epoch_task.h"
@@ -51,7 +52,7 @@ void require_supervised_targets(const InstructionData& data,
 
 void print_header(const FinetuneConfig& c, const InstructionData& data,
                   const InstructionCollateOptions& collate, const std::string& base_kind,
-                  int64_t total, const RunSession& session) {
+                  int64_t total, const RunSession& session, const Tokenizer& tokenizer) {
   const FinetuneSettings& f = c.finetune;
   const ParameterCounts counts = count_parameters(session.params());
   std::printf(
@@ -68,6 +69,8 @@ void print_header(const FinetuneConfig& c, const InstructionData& data,
       static_cast<long long>(f.epochs),
       static_cast<long long>(steps_per_epoch(data.train.size(), f.batch_size)),
       session.resumed() ? (", resuming at step " + std::to_string(session.step)).c_str() : "");
+  std::printf("entries formatted in %s (data/instruction_chat.h)\n",
+              InstructionFormat::of(tokenizer).name().c_str());
   std::fflush(stdout);
 }
 
@@ -237,7 +240,7 @@ int finetune_instruct(const FinetuneConfig& config, const FinetuneOptions& optio
   const nlohmann::json saved =
       saved_config(c, {{"model", plan.model_config.to_json()}, {"base_kind", plan.base_kind}});
   session.begin(saved, tok);
-  if (!options.quiet) print_header(c, data, collate, plan.base_kind, total, session);
+  if (!options.quiet) print_header(c, data, collate, plan.base_kind, total, session, tok);
 
   InstructTask task(*model, data, collate, c, session, tok, trained.lora.get(), saved.dump(2));
   LoopSettings loop = finetune_loop_settings(c, total, options.quiet, options.stop_after);

@@ -1,7 +1,8 @@
 // `tinylm finetune --task instruct`: instruction fine-tuning of a GPT (Raschka ch. 7).
 //   base (base_model.h) + instruction data (data/instruction_data.h, 85/10/5 split)
 //   -> the one loop (train/loop.h, finetune/epoch_task.h) on the course's collate
-//   (data/instruction_collate.h),
+//   (data/instruction_collate.h), each entry in Alpaca's prompt, or in the model's own
+//   chat template when its tokenizer has one (data/instruction_chat.h),
 //      language-model loss on the response tokens (and the prompt's unless mask_prompt)
 //   -> RUN (run_folder.h): checkpoint, log.jsonl, report.html, and after training the
 //      val and test losses (results.json) and greedy responses for the test split

@@ -1,5 +1,6 @@
 #include "finetune/respond.h"
 
+#include "data/instruction_chat.h"
 #include "generate/generate.h"
 #include "util/error.h"
 #include "util/rng.h"
@@ -19,7 +20,7 @@ std::string trimmed(const std::string& s) {
 
 std::string respond(GPT& model, const Tokenizer& tokenizer, const InstructionEntry& entry,
                     int64_t max_new_tokens, decode::DecodeWeights weights) {
-  return respond_to_prompt(model, tokenizer, alpaca_prompt(entry) + kAlpacaResponseHeader,
+  return respond_to_prompt(model, tokenizer, InstructionFormat::of(tokenizer).prompt(entry),
                            max_new_tokens, weights);
 }
 

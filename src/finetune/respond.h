@@ -1,6 +1,10 @@
 // The response of an instruction-tuned model to one entry: greedy decoding (KV cache) of
-// alpaca_prompt(entry) + "\n\n### Response:\n", up to max_new_tokens, stopping at
-// <|endoftext|> (not included), decoded and trimmed of surrounding whitespace.
+// the prompt fine-tuning trained it on (InstructionFormat::prompt, data/instruction_chat.h):
+// alpaca_prompt(entry) + "\n\n### Response:\n", or, for a tokenizer with a chat template,
+// the template's prompt for the entry as the user's message (what `serve` renders for
+// that one message); up to max_new_tokens, stopping at the tokenizer's end of text
+// (<|endoftext|>, or a tokenizer.json's eos_token; not included), decoded and trimmed of
+// surrounding whitespace.
 // Feeding the response header (rather than letting the model write it, as the course's
 // generate-then-strip does) keeps a weak model's answer from depending on whether it
 // reproduces the header. The steps read `weights` (decode/decode_weights.h; float32 by

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "data/instruction_chat.h"
 #include "data/instruction_data.h"
-#include "tokenizer/hf_json_tokenizer.h"
 
 namespace tinylm::serve {
 
@@ -31,35 +31,29 @@ std::string render_plain(const std::vector<ChatMessage>& messages) {
   return system + turns + "Assistant:";
 }
 
-std::string render_model(const jinja::ChatTemplates& templates,
-                         const std::vector<ChatMessage>& messages) {
+// A message as transformers hands it to the template: role, content, then tool_calls and
+// tool_call_id when there are.
+nlohmann::ordered_json template_message(const ChatMessage& m) {
+  nlohmann::ordered_json j = {{"role", m.role}, {"content", m.content}};
+  if (!m.tool_calls.is_null()) j["tool_calls"] = m.tool_calls;
+  if (!m.tool_call_id.empty()) j["tool_call_id"] = m.tool_call_id;
+  return j;
+}
+
+std::string render_model(const jinja::ChatTemplates& templates, const ChatConversation& chat) {
   jinja::ChatRequest request;
-  for (const ChatMessage& m : messages)
-    request.messages.push_back({{"role", m.role}, {"content", m.content}});
+  for (const ChatMessage& m : chat.messages) request.messages.push_back(template_message(m));
+  request.tools = chat.tools;
+  request.kwargs = chat.kwargs;
   request.add_generation_prompt = true;
   return templates.render(request);
 }
 
-// The end-of-turn markers of the chat formats in use, those the template writes, and the
-// eos_token: what ends an assistant's turn.
-std::vector<std::string> end_of_turn_texts(const nlohmann::json& source,
-                                           const nlohmann::ordered_json& special_tokens) {
-  const std::string text = source.dump();
-  std::vector<std::string> stops;
-  for (const char* marker : {"<|im_end|>", "<|eot_id|>", "<|end|>", "<end_of_turn>", "</s>"})
-    if (text.find(marker) != std::string::npos) stops.push_back(marker);
-  const auto eos = special_tokens.find("eos_token");
-  if (eos != special_tokens.end() && eos->is_string() && !eos->get<std::string>().empty() &&
-      std::find(stops.begin(), stops.end(), eos->get<std::string>()) == stops.end())
-    stops.push_back(eos->get<std::string>());
-  return stops;
-}
-
 }  // namespace
 
-std::string ChatTemplate::render(const std::vector<ChatMessage>& messages) const {
-  if (name == "model") return render_model(*templates, messages);
-  return name == "alpaca" ? render_alpaca(messages) : render_plain(messages);
+std::string ChatTemplate::render_conversation(const ChatConversation& chat) const {
+  if (name == "model") return render_model(*templates, chat);
+  return name == "alpaca" ? render_alpaca(chat.messages) : render_plain(chat.messages);
 }
 
 std::vector<std::string> ChatTemplate::stops() const {
@@ -69,15 +63,13 @@ std::vector<std::string> ChatTemplate::stops() const {
 }
 
 std::optional<ChatTemplate> model_template(const Tokenizer& tokenizer) {
-  const auto* hf = dynamic_cast<const HfJsonTokenizer*>(&tokenizer);
-  if (!hf || !hf->config().is_object() || !hf->config().contains("chat_template"))
-    return std::nullopt;
+  std::optional<ChatFormat> chat = chat_format_of(tokenizer);
+  if (!chat) return std::nullopt;
   ChatTemplate t;
   t.name = "model";
-  t.templates = std::make_shared<const jinja::ChatTemplates>(
-      jinja::ChatTemplates::from_config_text(hf->config().dump(), "tokenizer_config.json"));
-  t.source = hf->config()["chat_template"];
-  t.end_of_turn = end_of_turn_texts(t.source, t.templates->special_tokens());
+  t.templates = std::move(chat->templates);
+  t.source = std::move(chat->source);
+  t.end_of_turn = std::move(chat->end_of_turn);
   return t;
 }
 

@@ -13,10 +13,12 @@
 //   model (a model whose tokenizer.json came with a chat template in tokenizer_config.json
 //          or chat_template.jinja: SmolLM2, Qwen, Llama 3 Instruct ...):
 //     the template rendered as transformers renders it (jinja/chat_template_render.h)
-//     with add_generation_prompt true           stops: the end-of-turn tokens the
+//     with add_generation_prompt true, and the conversation's tools, tool calls, tool
+//     messages and extra variables          stops: the end-of-turn tokens the
 //     template writes (<|im_end|>, <|eot_id|>, <end_of_turn>, ...) and its eos_token
 // All also end at the vocabulary's end of text (the engine's stop_at_eot: <|endoftext|>,
-// or a tokenizer.json's eos_token).
+// or a tokenizer.json's eos_token). Alpaca and plain render system, user and assistant
+// contents only.
 #pragma once
 #include <memory>
 #include <optional>
@@ -29,8 +31,27 @@
 namespace tinylm::serve {
 
 struct ChatMessage {
-  std::string role;  // "system", "user" or "assistant"
+  ChatMessage() = default;
+  ChatMessage(std::string role, std::string content)
+      : role(std::move(role)), content(std::move(content)) {}
+
+  std::string role;  // "system", "user", "assistant" or "tool"
   std::string content;
+  // What a model's own template sees besides (chat completions with tools; the Alpaca
+  // and plain formats leave tool calls and tool messages out):
+  nlohmann::ordered_json tool_calls;  // assistant: [{id, type, function: {name, arguments}}],
+                                      // arguments an object (parsed) or a string; null: none
+  std::string tool_call_id;           // tool: the call answered ("": not given)
+};
+
+// A conversation as a template sees it: the messages, the tools offered (transformers'
+// `tools`, the list as given; null: none) and extra variables (llama.cpp's
+// chat_template_kwargs: enable_thinking ...). Only a model's own template reads tools and
+// kwargs.
+struct ChatConversation {
+  std::vector<ChatMessage> messages;
+  nlohmann::ordered_json tools;
+  nlohmann::ordered_json kwargs = nlohmann::ordered_json::object();
 };
 
 struct ChatTemplate {
@@ -43,7 +64,10 @@ struct ChatTemplate {
 
   // InputError (a jinja::TemplateError) when the model's template refuses the
   // conversation (raise_exception) or fails to render.
-  std::string render(const std::vector<ChatMessage>& messages) const;
+  std::string render_conversation(const ChatConversation& conversation) const;
+  std::string render(const std::vector<ChatMessage>& messages) const {
+    return render_conversation({messages, nullptr, nlohmann::ordered_json::object()});
+  }
   std::vector<std::string> stops() const;
 };
 

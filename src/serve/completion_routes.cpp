@@ -11,6 +11,7 @@
 #include "serve/api_error.h"
 #include "serve/connection.h"
 #include "serve/openai_request.h"
+#include "serve/tool_call_parse.h"
 #include "tokenizer/stream_decoder.h"
 #include "util/error.h"
 
@@ -131,10 +132,13 @@ json Answer::choice_json(const Choice& c) const {
   json j = {{"index", c.index},
             {"logprobs", logprobs(c, 0, c.tokens.size())},
             {"finish_reason", c.last.finish_reason}};
-  if (api == Api::kChat)
-    j["message"] = {{"role", "assistant"}, {"content", c.text}};
-  else
+  if (api != Api::kChat) {
     j["text"] = c.text;
+    return j;
+  }
+  j["message"] = assistant_message(c.text, params.tools, [] { return random_id("call_"); });
+  if (j["message"].contains("tool_calls") && c.last.finish_reason == "stop")
+    j["finish_reason"] = "tool_calls";
   return j;
 }
 
@@ -347,15 +351,15 @@ void answer_as_stream(std::shared_ptr<Answer> a, httplib::Response& res) {
 
 void answer_completion(Api api, const ServedModel& model, Engine& engine,
                        const httplib::Request& req, httplib::Response& res, int timeout_seconds) {
-  const json body = parse_body(req.body);
-  auto a = std::make_shared<Answer>(
-      Answer{api,
-             model,
-             api == Api::kChat
-                 ? parse_chat_request(body, *model.tokenizer, model.chat_template, engine.context())
-                 : parse_completion_request(body, *model.tokenizer, engine.context()),
-             {},
-             random_id(api == Api::kChat ? "chatcmpl-" : "cmpl-")});
+  auto a = std::make_shared<Answer>(Answer{
+      api,
+      model,
+      api == Api::kChat
+          ? parse_chat_request(parse_ordered_body(req.body), *model.tokenizer, model.chat_template,
+                               engine.context())
+          : parse_completion_request(parse_body(req.body), *model.tokenizer, engine.context()),
+      {},
+      random_id(api == Api::kChat ? "chatcmpl-" : "cmpl-")});
   if (!a->params.model.empty() && a->params.model != model.id)
     throw ApiError(
         400,

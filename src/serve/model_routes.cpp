@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "serve/api_error.h"
+#include "serve/chat_request.h"
 #include "serve/openai_request.h"  // parse_body
 #include "tokenizer/stream_decoder.h"
 
@@ -46,9 +47,8 @@ json props_json(const ServedModel& model, const Engine& engine) {
 
 void answer_apply_template(const ServedModel& model, const httplib::Request& req,
                            httplib::Response& res) {
-  const json body = parse_body(req.body);
-  if (!body.is_object()) throw bad_field("messages", "the body must be a JSON object");
-  send_json(res, {{"prompt", model.chat_template.render(chat_messages(body))}});
+  const nlohmann::ordered_json body = parse_ordered_body(req.body);
+  send_json(res, {{"prompt", model.chat_template.render_conversation(chat_conversation(body))}});
 }
 
 void answer_tokenize(const ServedModel& model, const httplib::Request& req,

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "serve/api_error.h"
+#include "serve/chat_request.h"
 #include "util/error.h"
 #include "util/json_read.h"
 
@@ -196,44 +197,7 @@ void check_length(const CompletionParams& p, int64_t context, const char* what) 
   }
 }
 
-std::string message_content(const json& content, size_t i) {
-  const std::string param = "messages[" + std::to_string(i) + "].content";
-  if (content.is_string()) return content.get<std::string>();
-  if (!content.is_array())
-    throw bad_field(param, "'" + param + "' must be a string or a list of text parts");
-  std::string text;
-  for (const json& part : content) {
-    if (!part.is_object() || !part.contains("text") || !part["text"].is_string() ||
-        part.value("type", "text") != "text")
-      throw bad_field(param, "'" + param + "' parts must be {\"type\": \"text\", \"text\": ...}");
-    text += part["text"].get<std::string>();
-  }
-  return text;
-}
-
 }  // namespace
-
-std::vector<ChatMessage> chat_messages(const json& body) {
-  const json* m = field(body, "messages");
-  if (!m || !m->is_array() || m->empty())
-    throw bad_field("messages", "'messages' must be a non-empty list of messages");
-  std::vector<ChatMessage> out;
-  for (size_t i = 0; i < m->size(); ++i) {
-    const json& msg = (*m)[i];
-    const std::string param = "messages[" + std::to_string(i) + "]";
-    if (!msg.is_object() || !msg.contains("role") || !msg["role"].is_string())
-      throw bad_field(param, "'" + param + "' must be an object with a 'role'");
-    std::string role = msg["role"].get<std::string>();
-    if (role == "developer") role = "system";
-    if (role != "system" && role != "user" && role != "assistant")
-      throw bad_field(param + ".role",
-                      "'" + param + ".role' must be system, developer, user or assistant");
-    const json* content = field(msg, "content");
-    if (!content) throw bad_field(param + ".content", "'" + param + ".content' is required");
-    out.push_back({role, message_content(*content, i)});
-  }
-  return out;
-}
 
 SamplingOptions sampling_options(const json& body) {
   SamplingOptions s;
@@ -259,6 +223,11 @@ json parse_body(const std::string& body) {
   }
 }
 
+nlohmann::ordered_json parse_ordered_body(const std::string& body) {
+  (void)parse_body(body);  // malformed, too deep or a key twice: 400
+  return nlohmann::ordered_json::parse(body);
+}
+
 CompletionParams parse_completion_request(const json& body, const Tokenizer& tok, int64_t context) {
   CompletionParams p = common(body, tok);
   p.prompts = prompts(body, tok);
@@ -271,10 +240,14 @@ CompletionParams parse_completion_request(const json& body, const Tokenizer& tok
   return p;
 }
 
-CompletionParams parse_chat_request(const json& body, const Tokenizer& tok,
+CompletionParams parse_chat_request(const nlohmann::ordered_json& ordered, const Tokenizer& tok,
                                     const ChatTemplate& chat_template, int64_t context) {
+  const json body(ordered);
   CompletionParams p = common(body, tok);
-  const std::string prompt = chat_template.render(chat_messages(body));
+  const ChatConversation conversation = chat_conversation(ordered);
+  const std::string prompt = chat_template.render_conversation(conversation);
+  p.tools =
+      chat_template.name == "model" && conversation.tools.is_array() && !conversation.tools.empty();
   p.prompts = {encode(tok, prompt, "messages")};
   const int64_t rest = std::max<int64_t>(0, context - static_cast<int64_t>(p.prompts[0].size()));
   const char* key = field(body, "max_completion_tokens") ? "max_completion_tokens" : "max_tokens";

@@ -68,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         check(parse_completion_request(body, tok, kContext));
         break;
       case 1:
-        check(parse_chat_request(body, tok, chat, kContext));
+        check(parse_chat_request(parse_ordered_body(text), tok, chat, kContext));
         break;
       default:
         if (body.is_object()) sampling_options(body);

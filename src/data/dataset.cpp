@@ -30,17 +30,22 @@ TokenDataset load_prepared(const std::string& dir, const std::string& tokenizer,
   const nlohmann::json tj = ds.tokenizer->to_json();
   const bool same = tokenizer.empty() || tokenizer == ds.tokenizer->kind() ||
                     (tj.contains("dir") && tokenizer == tj["dir"].get<std::string>());
-  require(same, "data.tokenizer is \"" + tokenizer + "\" but " + dir +
-                    " was prepared with the " + ds.tokenizer->kind() +
+  require(same, "data.tokenizer is \"" + tokenizer + "\" but " + dir + " was prepared with the " +
+                    ds.tokenizer->kind() +
                     " tokenizer (leave data.tokenizer out to use the folder's)");
   const int64_t vocab = ds.tokenizer->vocab_size();
+  TokenWidth width = TokenWidth::kUint16;  // a meta.json from before uint32 files names none
+  if (meta.contains("dtype")) {
+    require(meta["dtype"].is_string(), meta_path + ": \"dtype\" must be a string");
+    width = parse_token_width(meta["dtype"].get<std::string>(), meta_path);
+  }
   for (const char* split : {"train", "val"}) {
     const std::string path = dir + "/" + split + ".bin";
     require(file_exists(path), "data folder " + dir + " has no " + split + ".bin");
-    std::vector<int32_t> ids = read_token_file(path, vocab);
+    std::vector<int32_t> ids = read_token_file(path, vocab, width);
     require(static_cast<int64_t>(ids.size()) >= block_size + 1,
-            path + ": " + std::to_string(ids.size()) + " tokens, need at least block_size+1 = " +
-                std::to_string(block_size + 1));
+            path + ": " + std::to_string(ids.size()) +
+                " tokens, need at least block_size+1 = " + std::to_string(block_size + 1));
     (std::string(split) == "train" ? ds.train : ds.val) = std::move(ids);
   }
   return ds;

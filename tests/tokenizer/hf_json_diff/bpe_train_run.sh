@@ -28,12 +28,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 bin=${1:-$root/build/tinylm}
 
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  echo "skipped: node not found"
-  exit 77
-fi
-[ -x "$bin" ] || { echo "bpe_train_run.sh: no tinylm binary at $bin" >&2; exit 2; }
-bin=$(realpath "$bin")
+source "$root/tests/common/node_test.sh"
+node_test_start "$bin"
 cd "$here"
 installed=$(bash install.sh) || { rc=$?; echo "$installed"; exit "$rc"; }  # 77: skipped
 

@@ -5,6 +5,7 @@
 #include "tokenizer/bpe_train_folder.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -30,9 +31,16 @@ std::string small_corpus() {
   return read_file(data + "the-verdict.txt") + "<|endoftext|>" + bangla;
 }
 
+// A folder of this test's own (ctest runs the tests of this file in parallel processes).
+std::string own_folder(const std::string& name) {
+  return ::testing::TempDir() + "/tinylm-bpe-train-folder-" + name + "-" +
+         ::testing::UnitTest::GetInstance()->current_test_info()->name() + "-" +
+         std::to_string(::getpid());
+}
+
 // A vocabulary of 600 tokens trained on small_corpus() into a fresh folder.
 std::string trained_folder(Pretokenizer p) {
-  const std::string dir = ::testing::TempDir() + "/tinylm-bpe-train-folder-" + pretokenizer_name(p);
+  const std::string dir = own_folder(pretokenizer_name(p));
   fs::remove_all(dir);
   write_bpe_train_folder(train_bpe(small_corpus(), {600, 2, p}), p, dir);
   return dir;
@@ -102,7 +110,7 @@ TEST(BpeTrainFolder, Gpt2sByteLevelCutsUFEFFAsJavaScriptDoes) {
   std::string corpus;
   for (int i = 0; i < 50; ++i) corpus += "a \uFEFFb ";
   for (const Pretokenizer p : {Pretokenizer::Gpt2, Pretokenizer::LettersMarks}) {
-    const std::string dir = ::testing::TempDir() + "/tinylm-bpe-train-folder-feff";
+    const std::string dir = own_folder("feff");
     write_bpe_train_folder(train_bpe(corpus, {270, 1, p}), p, dir);
     const std::vector<int32_t> ids = BpeTokenizer(dir, "bpe").encode("a \uFEFFb");
     if (p == Pretokenizer::Gpt2)

@@ -45,6 +45,10 @@ struct Backend {
   Kernel<void(const float*, const float*, const float*, float*, float*, float*, int64_t, int64_t,
               int64_t)>
       linear_backward{"linear_backward"};
+  // ops/matmul_bf16.h (the contract of matmul, operands rounded to bf16, float32 sums)
+  Kernel<void(const float*, const float*, float*, int64_t, int64_t, int64_t, bool, bool, float,
+              float)>
+      matmul_bf16{"matmul_bf16"};
   // ops/bf16.h (weights rounded to bf16 once, products with float32 activations)
   Kernel<void(const float*, uint16_t*, int64_t)> to_bf16{"to_bf16"};
   Kernel<void(const float*, const uint16_t*, const float*, float*, int64_t, int64_t, int64_t)>

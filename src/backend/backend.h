@@ -33,7 +33,8 @@ struct Backend {
   bool (*available)(std::string* why) = nullptr;
   // The device's float32 peak in FLOP/s, for MFU (null: the CPU's, measured by report/).
   double (*peak_flops)() = nullptr;
-  // How its matrix products compute from now on (ops/precision.h); null: fp32 only.
+  // How its matrix products compute from now on (ops/precision.h; the cpu: its linear
+  // layers, fp32 or bf16, ops/matmul_bf16.h); null: fp32 only.
   void (*set_matmul_precision)(ops::MatmulPrecision) = nullptr;
 
   // ops/matmul.h (C = alpha op(A) op(B) + beta C; the linear layer, PyTorch layout)

@@ -28,6 +28,7 @@ const Backend& cpu_backend() {
       .name = "cpu",
       .device = Device::kCpu,
       .available = always,
+      .set_matmul_precision = ops::set_cpu_matmul_precision,
       .matmul = ops::matmul,
       .linear_forward = ops::linear_forward,
       .linear_backward = ops::linear_backward,

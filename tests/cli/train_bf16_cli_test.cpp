@@ -38,7 +38,8 @@ std::vector<double> bf16_logged_losses(const std::string& log) {
   return losses;
 }
 
-RunResult train_run(const std::string& cfg, const std::string& out, const std::string& extra) {
+RunResult bf16_cli_train_run(const std::string& cfg, const std::string& out,
+                             const std::string& extra) {
   return run_tinylm("train --quiet --config " + cfg + " --out " + out + " --set train.threads=1 " +
                     extra);
 }
@@ -49,9 +50,9 @@ RunResult train_run(const std::string& cfg, const std::string& out, const std::s
 TEST(TrainBf16Cli, LossesTrackFloat32) {
   const std::string dir = fresh_dir("bf16-tracks");
   const std::string cfg = bf16_train_config(dir);
-  const RunResult fp32 = train_run(cfg, dir + "/fp32", "--precision fp32");
+  const RunResult fp32 = bf16_cli_train_run(cfg, dir + "/fp32", "--precision fp32");
   ASSERT_EQ(fp32.code, 0) << fp32.output;
-  const RunResult bf16 = train_run(cfg, dir + "/bf16", "--precision bf16");
+  const RunResult bf16 = bf16_cli_train_run(cfg, dir + "/bf16", "--precision bf16");
   ASSERT_EQ(bf16.code, 0) << bf16.output;
   const auto a = bf16_logged_losses(dir + "/fp32/log.jsonl"),
              b = bf16_logged_losses(dir + "/bf16/log.jsonl");
@@ -70,11 +71,12 @@ TEST(TrainBf16Cli, LossesTrackFloat32) {
 TEST(TrainBf16Cli, ResumeIsExact) {
   const std::string dir = fresh_dir("bf16-resume");
   const std::string cfg = bf16_train_config(dir);
-  const RunResult whole = train_run(cfg, dir + "/whole", "--precision bf16");
+  const RunResult whole = bf16_cli_train_run(cfg, dir + "/whole", "--precision bf16");
   ASSERT_EQ(whole.code, 0) << whole.output;
-  const RunResult half = train_run(cfg, dir + "/split", "--precision bf16 --stop-after 10");
+  const RunResult half =
+      bf16_cli_train_run(cfg, dir + "/split", "--precision bf16 --stop-after 10");
   ASSERT_EQ(half.code, 0) << half.output;
-  const RunResult rest = train_run(cfg, dir + "/split", "--precision bf16 --resume");
+  const RunResult rest = bf16_cli_train_run(cfg, dir + "/split", "--precision bf16 --resume");
   ASSERT_EQ(rest.code, 0) << rest.output;
   EXPECT_EQ(checkpoint_state_bytes(dir + "/whole/last.safetensors"),
             checkpoint_state_bytes(dir + "/split/last.safetensors"));

@@ -25,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$BUILD" --target tinylm train_step finetune_step generate_speed decode_quality serve_speed prompt_products -j "$(nproc)" >/dev/null
+cmake --build "$BUILD" --target tinylm train_step finetune_step generate_speed decode_quality serve_speed prompt_products matmul_bf16 -j "$(nproc)" >/dev/null
 PY=/usr/bin/python3   # Debian's python3-torch lives here
 
 # Every figure below belongs to this CPU (bench/cpu_line.sh says why it matters).
@@ -54,6 +54,8 @@ for set in last:1 all; do
   compare "fine-tuning step, course ch. 6 classifier on the GPT-2 124M shape (B8 T120, trainable $set)" \
     finetune_step finetune_step_torch.py --trainable "$set" --batch 8 --tokens 120 --steps 5 --warmup 1
 done
+echo "== matrix products, float32 sgemm against bf16 operands (oneDNN's matmul; AMX where it runs)"
+"$BUILD/matmul_bf16" --threads 2 --rounds 5
 echo "== generation, GPT-2 124M shape, prompt 64 tokens, 128 new tokens (tinylm 2 threads)"
 "$BUILD/generate_speed" --preset gpt2-124m --prompt 64 --new 128 --threads 2
 "$PY" bench/generate_speed_torch.py --prompt 64 --new 128 --threads 1

@@ -33,7 +33,8 @@ struct Backend {
   bool (*available)(std::string* why) = nullptr;
   // The device's float32 peak in FLOP/s, for MFU (null: the CPU's, measured by report/).
   double (*peak_flops)() = nullptr;
-  // How its matrix products compute from now on (ops/precision.h); null: fp32 only.
+  // How its matrix products compute from now on (ops/precision.h; the cpu: its linear
+  // layers, fp32 or bf16, ops/matmul_bf16.h); null: fp32 only.
   void (*set_matmul_precision)(ops::MatmulPrecision) = nullptr;
 
   // ops/matmul.h (C = alpha op(A) op(B) + beta C; the linear layer, PyTorch layout)
@@ -45,6 +46,10 @@ struct Backend {
   Kernel<void(const float*, const float*, const float*, float*, float*, float*, int64_t, int64_t,
               int64_t)>
       linear_backward{"linear_backward"};
+  // ops/matmul_bf16.h (the contract of matmul, operands rounded to bf16, float32 sums)
+  Kernel<void(const float*, const float*, float*, int64_t, int64_t, int64_t, bool, bool, float,
+              float)>
+      matmul_bf16{"matmul_bf16"};
   // ops/bf16.h (weights rounded to bf16 once, products with float32 activations)
   Kernel<void(const float*, uint16_t*, int64_t)> to_bf16{"to_bf16"};
   Kernel<void(const float*, const uint16_t*, const float*, float*, int64_t, int64_t, int64_t)>

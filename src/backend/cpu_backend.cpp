@@ -9,6 +9,7 @@
 #include "ops/layout.h"
 #include "ops/linear_packed.h"
 #include "ops/matmul.h"
+#include "ops/matmul_bf16.h"
 #include "ops/q8_0.h"
 #include "ops/rmsnorm.h"
 #include "ops/rope.h"
@@ -27,9 +28,11 @@ const Backend& cpu_backend() {
       .name = "cpu",
       .device = Device::kCpu,
       .available = always,
+      .set_matmul_precision = ops::set_cpu_matmul_precision,
       .matmul = ops::matmul,
       .linear_forward = ops::linear_forward,
       .linear_backward = ops::linear_backward,
+      .matmul_bf16 = ops::matmul_bf16,
       .to_bf16 = ops::to_bf16,
       .linear_forward_bf16 = ops::linear_forward_bf16,
       .to_f16 = ops::to_f16,

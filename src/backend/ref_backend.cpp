@@ -10,6 +10,7 @@
 #include "ops/layout.h"
 #include "ops/linear_packed.h"
 #include "ops/matmul.h"
+#include "ops/matmul_bf16.h"
 #include "ops/q8_0.h"
 #include "ops/rmsnorm.h"
 #include "ops/rope.h"
@@ -31,6 +32,7 @@ const Backend& ref_backend() {
       .matmul = ops::ref::matmul,
       .linear_forward = ops::ref::linear_forward,
       .linear_backward = ops::ref::linear_backward,
+      .matmul_bf16 = ops::ref::matmul_bf16,
       .to_bf16 = ops::ref::to_bf16,
       .linear_forward_bf16 = ops::ref::linear_forward_bf16,
       .to_f16 = ops::ref::to_f16,

@@ -57,7 +57,7 @@ void use_matmul_precision(Device device, ops::MatmulPrecision p) {
   }
   require(p == ops::MatmulPrecision::kFp32, [&] {
     return std::string("--precision ") + ops::precision_name(p) + ": the " + b.name +
-           " backend computes fp32 only (tf32 and bf16 need --device cuda)";
+           " backend computes fp32 only";
   });
 }
 

@@ -21,7 +21,8 @@ const Backend& backend_named(std::string_view name);
 const std::vector<const Backend*>& registered_backends();
 void require_device(Device device);
 // The matrix products of `device` from now on computed at precision p (ops/precision.h);
-// InputError "--precision bf16: ..." when that device computes fp32 only (the CPU).
+// InputError "--precision tf32: ..." when that device does not have it (the CPU: fp32 and
+// bf16 only, ops/matmul_bf16.h).
 void use_matmul_precision(Device device, ops::MatmulPrecision p);
 
 inline const Backend& on(const Tensor& t) {

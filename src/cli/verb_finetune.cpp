@@ -51,6 +51,12 @@ int run_finetune(int argc, char** argv) {
       ->description(
           "where the model trains: cpu (default) or cuda (an NVIDIA GPU; instruct fine-tuning "
           "without LoRA for now; the same checkpoint files on both)");
+  std::string precision = "fp32";
+  app.add_option("--precision", precision,
+                 "matrix products: fp32 (default, exact), bf16 (operands rounded to bf16, float32 "
+                 "weights and sums; the CPU: linear layers through oneDNN) or tf32 (--device "
+                 "cuda only)")
+      ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 
   nlohmann::json j =
@@ -60,6 +66,7 @@ int run_finetune(int argc, char** argv) {
   config.base = base_names.base;
   config.data = base_names.data;
   opts.device = parse_device(device);
+  opts.precision = ops::parse_precision(precision);
   if (dist::world().rank() != 0) opts.quiet = true;  // rank 0 speaks for a data-parallel run
   if (task == "instruct") return finetune::finetune_instruct(config, opts);
   return finetune::finetune_classify(config, opts);

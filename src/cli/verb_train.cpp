@@ -42,8 +42,9 @@ int run_train(int argc, char** argv) {
   std::string device = "cpu", precision = "fp32";
   add_device_option(app, device);
   app.add_option("--precision", precision,
-                 "matrix products: fp32 (default, exact), tf32 or bf16 (tensor cores, float32 "
-                 "weights and sums; --device cuda only)")
+                 "matrix products: fp32 (default, exact), bf16 (operands rounded to bf16, float32 "
+                 "weights and sums; the CPU: linear layers through oneDNN) or tf32 (--device "
+                 "cuda only)")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
   if (int code = parse_or_exit(app, argc, argv); code >= 0) return code;
 

@@ -271,6 +271,7 @@ int finetune_classify(const FinetuneConfig& config, const FinetuneOptions& optio
   session.begin(saved, tok);
   const ParameterCounts counts = count_parameters(session.params());
   if (!options.quiet) print_header(c, data, counts, plan.base_kind, total, session);
+  use_precision(options);
 
   const nlohmann::json before = accuracy_before(*model, data, session, f.batch_size, options.quiet);
   ClassifyTask task(*model, data, c, session, tok, saved.dump(2), options.quiet);

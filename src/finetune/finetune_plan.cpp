@@ -1,9 +1,12 @@
 #include "finetune/finetune_plan.h"
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "backend/registry.h"
 #include "dist/communicator.h"
 #include "open/base_model.h"
+#include "ops/matmul_bf16.h"
 #include "report/memory.h"
 #include "run/checkpoint.h"
 #include "run/finetune_run_folder.h"
@@ -52,6 +55,14 @@ void require_step_fits(const GPTConfig& model, int64_t batch_size, int64_t T) {
                              " tokens per example)");
 }
 
+void use_precision(const FinetuneOptions& options) {
+  use_matmul_precision(options.device, options.precision);
+  if (options.quiet || options.precision == ops::MatmulPrecision::kFp32) return;
+  const std::string what =
+      options.device == Device::kCpu ? ops::matmul_bf16_kernel() : device_name(options.device);
+  std::printf("%s products: %s\n", ops::precision_name(options.precision), what.c_str());
+}
+
 FinetunePlan plan_finetune_run(const FinetuneConfig& config, const FinetuneOptions& options) {
   // Data parallel (docs/distributed.md): each rank takes an equal part of every batch.
   const int world = dist::world().size();
@@ -64,6 +75,7 @@ FinetunePlan plan_finetune_run(const FinetuneConfig& config, const FinetuneOptio
   c = config;
   c.validate();
   TrainableSet::parse(c.finetune.trainable);  // InputError if malformed
+  if (options.device == Device::kCpu) use_matmul_precision(Device::kCpu, options.precision);
   plan.folder = plan_run_folder(options.out_dir, c.task, options.resume);
   if (options.resume) plan_resume(plan);
   require(!c.base.empty(), "--base: the model to start from is needed for a new run");

@@ -35,4 +35,9 @@ FinetunePlan plan_finetune_run(const FinetuneConfig& config, const FinetuneOptio
 // not fit in this machine's memory (report/memory.h's estimate, as `tinylm train`).
 void require_step_fits(const GPTConfig& model, int64_t batch_size, int64_t T);
 
+// The matrix products of options.device from now on at options.precision (InputError for
+// one the device lacks: tf32 on the CPU); unless quiet, one line naming what computes
+// them when that is not fp32 ("bf16 products: oneDNN brg:avx512_core_bf16 (AVX512_BF16)").
+void use_precision(const FinetuneOptions& options);
+
 }  // namespace tinylm::finetune

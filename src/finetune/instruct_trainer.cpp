@@ -241,6 +241,7 @@ int finetune_instruct(const FinetuneConfig& config, const FinetuneOptions& optio
       saved_config(c, {{"model", plan.model_config.to_json()}, {"base_kind", plan.base_kind}});
   session.begin(saved, tok);
   if (!options.quiet) print_header(c, data, collate, plan.base_kind, total, session, tok);
+  use_precision(options);
 
   InstructTask task(*model, data, collate, c, session, tok, trained.lora.get(), saved.dump(2));
   LoopSettings loop = finetune_loop_settings(c, total, options.quiet, options.stop_after);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "ops/precision.h"
 #include "run/finetune_config.h"
 #include "tensor/device.h"
 
@@ -23,6 +24,7 @@ struct FinetuneOptions {
   bool quiet = false;
   int64_t stop_after = -1;       // stop with a checkpoint after this many steps (tests, --resume)
   Device device = Device::kCpu;  // --device: instruct fine-tuning without LoRA only, for now
+  ops::MatmulPrecision precision = ops::MatmulPrecision::kFp32;  // --precision
 };
 
 // Exit codes as train(): 0, 130 (interrupted, checkpoint saved), 1 (NaN loss).

@@ -27,6 +27,9 @@ struct WidenBf16 {
 
 }  // namespace
 
+// GCC vectorises this loop with the widest vectors -march=native has (AVX-512 on Zen 4/5
+// and Xeon: 16 values per step, -fopt-info-vec says so), the NaN test a lane select; it
+// is how ops/matmul_bf16.cpp rounds the operands of every bf16 product.
 void to_bf16(const float* w, uint16_t* out, int64_t n) {
 #pragma omp parallel for schedule(static) if (n >= (1 << 16))
   for (int64_t i = 0; i < n; ++i) out[i] = float_to_bf16(w[i]);

@@ -4,6 +4,8 @@
 //   linear:  x [N, C], W [OC, C], b [OC] -> y [N, OC] = x @ W^T + b
 //            backward: dy [N, OC] -> dx [N, C] = dy @ W, dW [OC, C] += dy^T @ x,
 //                      db [OC] += sum over rows of dy
+//            at bf16 (set_cpu_matmul_precision, ops/matmul_bf16.h) the three products go
+//            through matmul_bf16, every row included; the bias and db stay float32
 // oneDNN chooses its kernel (AVX-512, AVX2, AMX) from CPUID at run time; OpenBLAS follows
 // OPENBLAS_CORETYPE when that is set (this environment pins it to AVX2), which is why
 // oneDNN is preferred (docs/performance.md). Both are OpenMP builds sharing our libgomp
@@ -21,6 +23,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "ops/matmul_bf16.h"
 #include "util/error.h"
 
 namespace tinylm::ops {
@@ -87,20 +90,33 @@ const char* matmul_backend() {
 #endif
 }
 
+namespace {
+
+// The linear layer's products: float32 (bit for bit as before bf16 existed) or bf16.
+void linear_product(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K,
+                    bool trans_a, bool trans_b, float beta) {
+  if (cpu_matmul_precision() == MatmulPrecision::kBf16)
+    return matmul_bf16(A, B, C, M, N, K, trans_a, trans_b, 1.0f, beta);
+  matmul(A, B, C, M, N, K, trans_a, trans_b, 1.0f, beta);
+}
+
+}  // namespace
+
 void linear_forward(const float* x, const float* W, const float* b, float* y, int64_t N, int64_t C,
                     int64_t OC) {
-  if (N <= kRowInvariantMaxRows) return linear_forward_rows(x, W, b, y, N, C, OC);
+  const bool bf16 = cpu_matmul_precision() == MatmulPrecision::kBf16;
+  if (N <= kRowInvariantMaxRows && !bf16) return linear_forward_rows(x, W, b, y, N, C, OC);
   if (b) {  // y = b broadcast over rows, then y += x @ W^T
 #pragma omp parallel for schedule(static) if (N * OC >= (1 << 15))
     for (int64_t i = 0; i < N; ++i) std::copy(b, b + OC, y + i * OC);
   }
-  matmul(x, W, y, N, OC, C, false, /*trans_b=*/true, 1.0f, b ? 1.0f : 0.0f);
+  linear_product(x, W, y, N, OC, C, false, /*trans_b=*/true, b ? 1.0f : 0.0f);
 }
 
 void linear_backward(const float* dy, const float* x, const float* W, float* dx, float* dW,
                      float* db, int64_t N, int64_t C, int64_t OC) {
-  if (dx) matmul(dy, W, dx, N, C, OC);                                       // [N,OC] @ [OC,C]
-  if (dW) matmul(dy, x, dW, OC, C, N, /*trans_a=*/true, false, 1.0f, 1.0f);  // [OC,N] @ [N,C]
+  if (dx) linear_product(dy, W, dx, N, C, OC, false, false, 0.0f);             // [N,OC] @ [OC,C]
+  if (dW) linear_product(dy, x, dW, OC, C, N, /*trans_a=*/true, false, 1.0f);  // [OC,N] @ [N,C]
   if (db) add_column_sums(dy, db, N, OC);
 }
 

@@ -4,7 +4,8 @@
 //   fp32  float32 multiply-adds: exact mode, what the CPU does
 //   tf32  tensor cores, operands rounded to TF32 (10-bit mantissa), float32 sums
 //   bf16  tensor cores, operands rounded to bf16 (7-bit mantissa), float32 sums: speed mode
-// The CPU backend computes fp32 only; the cuda backend all three (cuBLAS compute types).
+// The CPU backend computes fp32 and bf16 (its linear layers, ops/matmul_bf16.h: oneDNN);
+// the cuda backend all three (cuBLAS compute types).
 #pragma once
 #include <string_view>
 

@@ -8,6 +8,7 @@
 #include "lora/peft.h"
 #include "model/gpt.h"
 #include "open/base_model.h"
+#include "ops/matmul_bf16.h"
 #include "report/flops.h"
 #include "report/text_table.h"
 #include "run/trainable.h"
@@ -53,6 +54,17 @@ std::string ranks_text() {
   return " per rank x " + std::to_string(world.size()) + " ranks (" + world.name() + ")";
 }
 
+// "", ", bf16 products (oneDNN brg:avx512_core_bf16 (AVX512_BF16))" on the CPU (which
+// kernel, said once per run), ", on cuda (tf32 products)"
+std::string where_text(const TrainOptions& options) {
+  if (options.device != Device::kCpu)
+    return std::string(", on ") + device_name(options.device) + " (" +
+           ops::precision_name(options.precision) + " products)";
+  if (options.precision == ops::MatmulPrecision::kBf16)
+    return ", bf16 products (" + ops::matmul_bf16_kernel() + ")";
+  return "";
+}
+
 // "tinylm train: 1,234 parameters (...), vocab 65 (char), 1,000 tokens train / ..."
 void print_header(const TrainConfig& c, const TrainOptions& options, const TrainingData& data,
                   const Trainables& trained, const RunSession& session) {
@@ -68,10 +80,7 @@ void print_header(const TrainConfig& c, const TrainOptions& options, const Train
   const std::string from = c.train.init_from.empty() ? "" : ", from " + c.train.init_from;
   const std::string resuming =
       session.resumed() ? ", resuming at step " + std::to_string(session.step) : "";
-  const std::string where = options.device == Device::kCpu
-                                ? ""
-                                : std::string(", on ") + device_name(options.device) + " (" +
-                                      ops::precision_name(options.precision) + " products)";
+  const std::string where = where_text(options);
   std::printf(
       "tinylm train: %s parameters%s%s, vocab %lld (%s), %s tokens train / %s val, "
       "%d threads%s\n",

@@ -208,6 +208,7 @@ constexpr Grads kAllGrads{true, true, true, "all grads"};
 
 void add_matmul_cases(std::vector<Case>& cases);  // op_table_linear_test.cpp
 void add_linear_cases(std::vector<Case>& cases);
+void add_matmul_bf16_cases(std::vector<Case>& cases);  // op_table_matmul_bf16_test.cpp
 void add_packed_cases(std::vector<Case>& cases);
 void add_bf16_cases(std::vector<Case>& cases);
 void add_f16_cases(std::vector<Case>& cases);

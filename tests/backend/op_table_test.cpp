@@ -45,6 +45,7 @@ const std::vector<Case>& all_cases() {
     std::vector<Case> c;
     add_matmul_cases(c);
     add_linear_cases(c);
+    add_matmul_bf16_cases(c);
     add_bf16_cases(c);
     add_f16_cases(c);
     add_q8_0_cases(c);
@@ -184,7 +185,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, OpTable, ::testing::ValuesIn(backend_case_pai
 // Every entry of Backend, in its order.
 // clang-format off
 constexpr const char* kKernels[] = {
-    "matmul", "linear_forward", "linear_backward", "to_bf16", "linear_forward_bf16",
+    "matmul", "linear_forward", "linear_backward", "matmul_bf16", "to_bf16", "linear_forward_bf16",
     "to_f16", "linear_forward_f16", "quantize_q8_0", "linear_forward_q8_0", "pack_linear",
     "linear_forward_packed",
     "layernorm_forward", "layernorm_backward", "rmsnorm_forward", "rmsnorm_backward",
@@ -238,6 +239,12 @@ double cross_entropy_counting_ignored_rows(const float* logits, const int32_t* t
   return cpu_backend().cross_entropy(logits, targets, dlogits, N, V, ignore) * 2.0 / 3.0;
 }
 
+// float32 products where bf16 ones are asked for (operands not rounded)
+void matmul_bf16_unrounded(const float* A, const float* B, float* C, int64_t M, int64_t N,
+                           int64_t K, bool ta, bool tb, float alpha, float beta) {
+  cpu_backend().matmul(A, B, C, M, N, K, ta, tb, alpha, beta);
+}
+
 const Case& case_named(const std::string& name) {
   for (const Case& c : all_cases())
     if (c.name == name) return c;
@@ -252,12 +259,14 @@ TEST(OpTableCases, ABrokenKernelIsCaught) {
   broken.embedding_forward = embedding_forward_last_row_unwritten;
   broken.dropout_forward = dropout_forward_next_key;
   broken.cross_entropy = cross_entropy_counting_ignored_rows;
+  broken.matmul_bf16 = matmul_bf16_unrounded;
   const std::pair<const char*, const char*> caught[] = {
       {"softmax_forward N=7 D=33", "y[0]"},
       {"layernorm_backward N=7 C=33 dw db", "dw["},
       {"embedding_forward N=7 V=5 C=33", "y[198]"},
       {"dropout_forward N=65 p=0.5", "mask["},
       {"cross_entropy N=33 V=1000 every-third-ignored no-dlogits", "returned"},
+      {"matmul_bf16 M=33 N=65 K=17", "C = 0.75 A B + 0.5 C["},
   };
   for (const auto& [name, what] : caught) {
     const Case& c = case_named(name);

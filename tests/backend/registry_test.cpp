@@ -37,6 +37,7 @@ TEST(BackendRegistry, TheCpuTablesHaveEveryKernel) {
     for (bool present : {bool(b.matmul),
                          bool(b.linear_forward),
                          bool(b.linear_backward),
+                         bool(b.matmul_bf16),
                          bool(b.to_bf16),
                          bool(b.linear_forward_bf16),
                          bool(b.layernorm_forward),

@@ -22,12 +22,15 @@ TEST(DeviceCli, UnknownDevicesAndPrecisionsAreInputErrors) {
   EXPECT_FALSE(file_exists(dir + "/b"));
 }
 
-TEST(DeviceCli, TheCpuComputesFp32Only) {
+// The CPU computes fp32 and bf16 (ops/matmul_bf16.h), not tf32.
+TEST(DeviceCli, TheCpuComputesFp32AndBf16) {
   const std::string dir = fresh_dir("device-precision");
-  expect_exit(2, kTrain + dir + "/run --precision bf16", "fp32 only");
+  expect_exit(2, kTrain + dir + "/run --precision tf32", "fp32 or bf16");
   EXPECT_FALSE(file_exists(dir + "/run"));
   const RunResult r = run_tinylm(kTrain + dir + "/ok --precision fp32 --device cpu");
   EXPECT_EQ(r.code, 0) << r.output;
+  const RunResult bf16 = run_tinylm(kTrain + dir + "/bf16 --precision bf16");
+  EXPECT_EQ(bf16.code, 0) << bf16.output;
 }
 
 // Without a GPU (this project's CI machines), --device cuda says why and writes nothing;

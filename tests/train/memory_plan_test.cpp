@@ -12,6 +12,7 @@
 #include "common/heap_counter.h"
 #include "decode/decode_context.h"
 #include "model/gpt.h"
+#include "ops/matmul_bf16.h"
 #include "optim/adamw.h"
 
 namespace tinylm {
@@ -78,6 +79,37 @@ TEST(MeasuredMemoryPlan, TrainingStepsAfterTheFirstAllocateNothing) {
       }
     }
   }
+}
+
+// The same with the linear layers' products in bf16 (ops/matmul_bf16.h): the operand
+// buffers, scratchpads and primitives are made by the first step and kept.
+TEST(MeasuredMemoryPlan, Bf16TrainingStepsAfterTheFirstAllocateNothing) {
+  ops::set_cpu_matmul_precision(ops::MatmulPrecision::kBf16);
+  const GPTConfig c = small_config(0.1, true);
+  GPT model(c);
+  Rng rng(1);
+  model.init(rng);
+  const std::vector<int32_t> ids = random_ids(kBatch * kSeq, c.vocab_size, rng);
+  const std::vector<int32_t> targets = random_ids(kBatch * kSeq, c.vocab_size, rng);
+  const ParameterList params = model.parameters();
+  AdamW opt(params, AdamWConfig{});
+  const nn::Context ctx{true, &rng};
+  for (int step = 1; step <= 3; ++step) {
+    std::printf("bf16 training step %d:", step);
+    const int64_t allocations = allocations_during(
+        [&] {
+          for (const auto& p : params) p.param->grad.zero();
+          model.forward_loss(ids.data(), targets.data(), kBatch, kSeq, ctx);
+          model.backward();
+          clip_gradients(params, 1.0);
+          opt.step(1e-3f);
+        },
+        /*print=*/true);
+    if (step > 1) {
+      EXPECT_EQ(allocations, 0) << "bf16 training step " << step;
+    }
+  }
+  ops::set_cpu_matmul_precision(ops::MatmulPrecision::kFp32);
 }
 
 // A model without dropout, initialised from rng.

@@ -21,6 +21,15 @@ using testing::TestServer;
 
 constexpr int kClients = 16;
 
+// Under AddressSanitizer, freed blocks wait in its quarantine (up to 256 MB) before their
+// memory is used again, so the resident size grows with every request whatever the server
+// keeps; the bound below is checked in the plain build (make test) only.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kRssIsTheServers = false;
+#else
+constexpr bool kRssIsTheServers = true;
+#endif
+
 json body(int i) {
   return {{"prompt", "Client " + std::to_string(i) + " says"},
           {"max_tokens", 64},
@@ -89,7 +98,8 @@ TEST(Load, SixteenStreamingClientsGetTheirTextsAloneAndMemoryStaysBounded) {
   const int64_t before = rss_bytes();
   for (int round = 0; round < 2; ++round) EXPECT_EQ(all_at_once(server), alone);
   const int64_t after = rss_bytes();
-  EXPECT_LT(after - before, int64_t{32} << 20) << "RSS " << before << " -> " << after;
+  if (kRssIsTheServers)
+    EXPECT_LT(after - before, int64_t{32} << 20) << "RSS " << before << " -> " << after;
   EXPECT_EQ(server.engine().stats().busy, 0);
 }
 

@@ -8,35 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
+#include "cli/tiny_train.h"
 
 namespace tinylm::testing {
 namespace {
-
-// A 1-layer model on the-verdict.txt (dropout on), 20 steps: under a second per run.
-std::string bf16_train_config(const std::string& dir) {
-  const std::string path = dir + "/tiny.json";
-  std::ofstream(path) << R"({
-  "model": {"block_size": 16, "n_layer": 1, "n_head": 2, "d_model": 16, "dropout": 0.1},
-  "data": {"path": "data/the-verdict.txt", "tokenizer": "char"},
-  "train": {"batch_size": 4, "max_steps": 20, "warmup_steps": 2, "eval_interval": 5,
-            "eval_iters": 2, "log_interval": 1, "checkpoint_interval": 5, "seed": 7},
-  "sample": {"max_new_tokens": 0}
-})";
-  return path;
-}
-
-// Every step's loss and every evaluation's val loss, in log order.
-std::vector<double> bf16_logged_losses(const std::string& log) {
-  std::vector<double> losses;
-  std::ifstream in(log);
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto j = nlohmann::json::parse(line);
-    if (j.contains("loss")) losses.push_back(j["loss"].get<double>());
-    if (j.contains("val_loss")) losses.push_back(j["val_loss"].get<double>());
-  }
-  return losses;
-}
 
 RunResult bf16_cli_train_run(const std::string& cfg, const std::string& out,
                              const std::string& extra) {
@@ -49,13 +24,12 @@ RunResult bf16_cli_train_run(const std::string& cfg, const std::string& out,
 // (the products did change).
 TEST(TrainBf16Cli, LossesTrackFloat32) {
   const std::string dir = fresh_dir("bf16-tracks");
-  const std::string cfg = bf16_train_config(dir);
+  const std::string cfg = train_config(dir);
   const RunResult fp32 = bf16_cli_train_run(cfg, dir + "/fp32", "--precision fp32");
   ASSERT_EQ(fp32.code, 0) << fp32.output;
   const RunResult bf16 = bf16_cli_train_run(cfg, dir + "/bf16", "--precision bf16");
   ASSERT_EQ(bf16.code, 0) << bf16.output;
-  const auto a = bf16_logged_losses(dir + "/fp32/log.jsonl"),
-             b = bf16_logged_losses(dir + "/bf16/log.jsonl");
+  const auto a = logged_losses(dir + "/fp32/log.jsonl"), b = logged_losses(dir + "/bf16/log.jsonl");
   ASSERT_EQ(a.size(), b.size());
   ASSERT_GT(a.size(), 20u);
   double worst = 0.0;
@@ -70,7 +44,7 @@ TEST(TrainBf16Cli, LossesTrackFloat32) {
 
 TEST(TrainBf16Cli, ResumeIsExact) {
   const std::string dir = fresh_dir("bf16-resume");
-  const std::string cfg = bf16_train_config(dir);
+  const std::string cfg = train_config(dir);
   const RunResult whole = bf16_cli_train_run(cfg, dir + "/whole", "--precision bf16");
   ASSERT_EQ(whole.code, 0) << whole.output;
   const RunResult half =
@@ -80,8 +54,8 @@ TEST(TrainBf16Cli, ResumeIsExact) {
   ASSERT_EQ(rest.code, 0) << rest.output;
   EXPECT_EQ(checkpoint_state_bytes(dir + "/whole/last.safetensors"),
             checkpoint_state_bytes(dir + "/split/last.safetensors"));
-  const auto a = bf16_logged_losses(dir + "/whole/log.jsonl"),
-             b = bf16_logged_losses(dir + "/split/log.jsonl");
+  const auto a = logged_losses(dir + "/whole/log.jsonl"),
+             b = logged_losses(dir + "/split/log.jsonl");
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i], b[i]) << "log entry " << i;
   std::filesystem::remove_all(dir);
